@@ -1,0 +1,20 @@
+"""All Fives dominoes for reinforcement learning.
+
+``allfives_env.core`` is the rules engine (pure Python). ``env()`` and
+``raw_env()`` build the PettingZoo AEC environment; they are imported on first
+use so that the core never pulls in PettingZoo or Gymnasium.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["env", "raw_env", "__version__"]
+
+
+def __getattr__(name: str):
+    if name in ("env", "raw_env"):
+        from . import aec_env
+
+        return getattr(aec_env, name)
+    raise AttributeError(f"module 'allfives_env' has no attribute {name!r}")

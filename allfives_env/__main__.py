@@ -1,0 +1,125 @@
+"""Command line: ``python -m allfives_env {demo,replay} ...``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .core import State, make_rules
+from .core.record import RecordError, load_record, replay
+from .core.state import RoundLog
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m allfives_env", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser("demo", help="play a seeded match between random players and print it")
+    demo.add_argument("--rules", default="pagat", choices=["pagat", "fives"])
+    demo.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
+    demo.add_argument("--partnerships", action=argparse.BooleanOptionalAction, default=None)
+    demo.add_argument("--target", type=int, default=None)
+    demo.add_argument("--opening", default=None, choices=["winners_choice", "descending"])
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--record", metavar="FILE", help="also write the match record here")
+
+    rep = commands.add_parser("replay", help="replay a game record and print the outcome")
+    rep.add_argument("file")
+    rep.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        return _demo(args)
+    return _replay(args)
+
+
+def _demo(args) -> int:
+    import random
+
+    from .core.record import write_record
+
+    try:
+        rules = make_rules(args.rules, args.players, args.partnerships, args.target, args.opening)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    state = State(rules, seed=args.seed)
+    chooser = random.Random(args.seed)
+    print(f"All Fives, {rules.rules}, {rules.num_players} players, target {rules.target}, seed {args.seed}")
+    shown = 0
+    while not state.finished:
+        state.apply(chooser.choice(state.legal_actions()))
+        while shown < len(state.past):
+            _print_round(shown, state.past[shown], state)
+            shown += 1
+    names = _side_names(rules)
+    scores = ", ".join(f"{names[s]} {_num(x)}" for s, x in enumerate(state.scores))
+    print(f"Final scores: {scores}. Winner: {' and '.join(names[s] for s in state.winners)}.")
+    if args.record:
+        write_record(state, args.record, seed=args.seed, agents=["random"] * rules.num_players)
+        print(f"Record written to {args.record}")
+    return 0
+
+
+def _print_round(index: int, log: RoundLog, state: State) -> None:
+    from .core.record import move_texts
+
+    names = _side_names(state.rules)
+    result = log.result
+    moves = move_texts(log.moves)
+    draws = moves.count("draw")
+    if result.end == "target":
+        how = f"{names[result.winner]} reached the target"
+    elif result.winner is not None:
+        how = f"{result.end}, won by {names[result.winner]}, award {result.award}"
+    elif result.split:
+        how = f"block, tied low: {' and '.join(names[s] for s in result.split)} split {result.award}"
+    else:
+        how = f"{result.end}, tied: no award"
+    print(f"Round {index}: leader seat {log.deal.leader}, {len(moves)} actions ({draws} draws); {how}")
+    print(f"  opening: {' '.join(moves[:6])}{' ...' if len(moves) > 6 else ''}")
+
+
+def _side_names(rules) -> list[str]:
+    if rules.partnerships:
+        return ["seats 0+2", "seats 1+3"]
+    return [f"seat {s}" for s in range(rules.num_players)]
+
+
+def _num(x) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _replay(args) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as err:
+        print(f"error: cannot read {args.file}: {err.strerror}", file=sys.stderr)
+        return 2
+    try:
+        result = replay(load_record(text))
+    except RecordError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    state = result.state
+    names = _side_names(state.rules)
+    for index, entry in enumerate(summary["rounds"]):
+        who = names[entry["winner"]] if entry["winner"] is not None else "nobody alone"
+        scores = ", ".join(_num(x) for x in entry["scores"])
+        print(f"Round {index}: {entry['end']}, won by {who}, award {_num(entry['award'])}; scores {scores}")
+    scores = ", ".join(f"{names[s]} {_num(x)}" for s, x in enumerate(state.scores))
+    if state.finished:
+        print(f"Finished. Scores: {scores}. Winner: {' and '.join(names[s] for s in state.winners)}.")
+    else:
+        print(f"Unfinished. Scores: {scores}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""The rules core: pure Python, no third-party imports.
+
+Everything else in the project (views, environments, bots, trainer) asks
+these modules what the rules say.
+"""
+
+from .deal import Deal, DealError, allowed_leaders, check_deal, deal_from_json, seeded_deal
+from .layout import Layout
+from .rules import DEAL_TABLE, OPENINGS, RULE_SETS, Rules, make_rules
+from .scoring import RoundResult, block_award, domino_award, placement_points, round_to_five
+from .state import IllegalActionError, RoundLog, SeatView, State
+from .tiles import (
+    DRAW,
+    NUM_ACTIONS,
+    NUM_TILES,
+    PASS,
+    PIPS,
+    SLOT_NAMES,
+    TILE_TEXT,
+    TILES,
+    E,
+    N,
+    S,
+    W,
+    action_from_text,
+    action_to_text,
+    mask_to_tiles,
+    placement,
+    tile_from_text,
+    tile_id,
+    tile_to_text,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,125 @@
+"""The layout: the line, the single spinner, its four arms and their ends.
+
+Each slot (W, E, N, S) holds the value an incoming tile must match (``-1``
+when that end is not open) and what the end counts towards the end total.
+The spinner is tracked by ``spinner_ends``, the arms whose outer tile is the
+spinner; once neither line side shows it, its branches N and S open.
+"""
+
+from __future__ import annotations
+
+from .tiles import DOUBLE_ID, IS_DOUBLE, OTHER_HALF, PIPS, SUIT_MASK, TILES, E, N, S, W
+
+
+class Layout:
+    __slots__ = ("values", "counts", "spinner", "spinner_ends", "played", "arms", "lead")
+
+    def __init__(self) -> None:
+        self.values = [-1, -1, -1, -1]
+        self.counts = [0, 0, 0, 0]
+        self.spinner = -1  # the spinner's value, -1 before any double
+        self.spinner_ends = 0  # bit s set: the end at slot s is the spinner itself
+        self.played = 0  # mask of tiles in the layout
+        self.arms: list[list[int]] = [[], [], [], []]  # tiles placed on each arm, inner to outer
+        self.lead = -1
+
+    def copy(self) -> Layout:
+        other = Layout.__new__(Layout)
+        other.values = self.values[:]
+        other.counts = self.counts[:]
+        other.spinner = self.spinner
+        other.spinner_ends = self.spinner_ends
+        other.played = self.played
+        other.arms = [arm[:] for arm in self.arms]
+        other.lead = self.lead
+        return other
+
+    @property
+    def empty(self) -> bool:
+        return self.lead < 0
+
+    @property
+    def end_total(self) -> int:
+        """The sum of the counts of all ends, as scored after a placement."""
+        return sum(self.counts)
+
+    def open_values(self) -> int:
+        """Bit v set when some open end shows value v."""
+        bits = 0
+        for v in self.values:
+            if v >= 0:
+                bits |= 1 << v
+        return bits
+
+    def playable_mask(self) -> int:
+        """Mask of all tiles that could be placed somewhere now."""
+        mask = 0
+        for v in self.values:
+            if v >= 0:
+                mask |= SUIT_MASK[v]
+        return mask
+
+    def fits(self, tile: int) -> list[int]:
+        """The slots where ``tile`` can be placed (W alone for a lead)."""
+        if self.lead < 0:
+            return [W]
+        return [slot for slot, v in enumerate(self.values) if v >= 0 and OTHER_HALF[tile][v] >= 0]
+
+    def place(self, tile: int, slot: int) -> None:
+        """Place a tile; the caller has checked that it fits."""
+        self.played |= 1 << tile
+        if self.lead < 0:
+            self._place_lead(tile)
+            return
+        values, counts = self.values, self.counts
+        outer = OTHER_HALF[tile][values[slot]]
+        bit = 1 << slot
+        if self.spinner_ends & bit:
+            self.spinner_ends ^= bit
+            if self.spinner_ends:  # a led spinner keeps one line side: it stays a terminal double
+                counts[self.spinner_ends.bit_length() - 1] = 2 * self.spinner
+            else:  # both line sides covered: the branches open and count nothing yet
+                values[N] = values[S] = self.spinner
+        if IS_DOUBLE[tile]:
+            if self.spinner < 0:
+                self.spinner = outer
+                self.spinner_ends = bit
+            counts[slot] = 2 * outer
+        else:
+            counts[slot] = outer
+        values[slot] = outer
+        self.arms[slot].append(tile)
+
+    def _place_lead(self, tile: int) -> None:
+        low, high = TILES[tile]
+        self.lead = tile
+        self.values[W], self.values[E] = low, high
+        # A lone lead counts its pips once, a lone spinner included.
+        self.counts[W], self.counts[E] = low, high
+        if IS_DOUBLE[tile]:
+            self.spinner = low
+            self.spinner_ends = (1 << W) | (1 << E)
+
+    # -- read-only questions for views and renderers ----------------------
+
+    def branch_open(self) -> bool:
+        return self.spinner >= 0 and self.values[N] >= 0
+
+    def terminal_double(self, slot: int) -> bool:
+        """Whether the end at ``slot`` is a double that counts both halves."""
+        if self.values[slot] < 0 or self.lead < 0:
+            return False
+        arm = self.arms[slot]
+        if arm:
+            return IS_DOUBLE[arm[-1]]
+        if slot in (N, S):
+            return False
+        # The lead itself is the end: a lone lead counts once, a led spinner
+        # with one side covered counts both halves on the other.
+        return IS_DOUBLE[self.lead] and self.spinner_ends != (1 << W) | (1 << E)
+
+    def spinner_tile(self) -> int:
+        return DOUBLE_ID[self.spinner] if self.spinner >= 0 else -1
+
+    def pips_played(self) -> int:
+        return sum(PIPS[t] for t in range(28) if self.played >> t & 1)

@@ -1,0 +1,77 @@
+"""Placement scores, rounding and hand awards (RULES.md, sections 1-3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rules import Rules
+
+
+def placement_points(end_total: int) -> int:
+    """What a placement scores: the end total if it is a positive multiple of 5."""
+    return end_total if end_total > 0 and end_total % 5 == 0 else 0
+
+
+def round_to_five(points: int) -> int:
+    """Nearest multiple of 5: a remainder of 1 or 2 rounds down, 3 or 4 up."""
+    return (points + 2) // 5 * 5
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """How a round ended and what its hand award gave each side."""
+
+    end: str  # "domino", "block" or "target"
+    winner: int | None  # the side that won the round alone
+    award: int  # the award made (for a split, the total split); 0 if none
+    gains: tuple  # points added to each side by the award
+    split: tuple[int, ...] | None = None  # the two sides of a three-player split
+    domino_seat: int | None = None
+    seat_pips: tuple[int, ...] = ()  # each seat's remaining pips when the round ended
+
+
+def side_pips(rules: Rules, seat_pips: list[int]) -> list[int]:
+    totals = [0] * rules.num_sides
+    for seat, pips in enumerate(seat_pips):
+        totals[rules.side_of[seat]] += pips
+    return totals
+
+
+def domino_award(rules: Rules, seat: int, seat_pips: list[int]) -> RoundResult:
+    """The seat placed its last tile: its side takes the opponents' pips, rounded once."""
+    side = rules.side_of[seat]
+    opponents = sum(p for s, p in enumerate(seat_pips) if rules.side_of[s] != side)
+    award = round_to_five(opponents)
+    return RoundResult("domino", side, award, _gain(rules, {side: award}), domino_seat=seat, seat_pips=tuple(seat_pips))
+
+
+def block_award(rules: Rules, seat_pips: list[int]) -> RoundResult:
+    """No one can place and the boneyard is empty: the lowest remainder wins."""
+    totals = side_pips(rules, seat_pips)
+    low = min(totals)
+    lowest = [side for side, pips in enumerate(totals) if pips == low]
+    if len(lowest) == 1:
+        side = lowest[0]
+        opponents = sum(totals) - low
+        if rules.rules == "fives":
+            award = round_to_five(opponents - low)
+        else:
+            award = round_to_five(opponents)
+        return RoundResult("block", side, award, _gain(rules, {side: award}), seat_pips=tuple(seat_pips))
+    if rules.rules == "pagat" and rules.num_sides == 3 and len(lowest) == 2:
+        third = next(side for side in range(3) if side not in lowest)
+        award = round_to_five(totals[third])
+        half = award // 2 if award % 2 == 0 else award / 2
+        return RoundResult(
+            "block",
+            None,
+            award,
+            _gain(rules, {lowest[0]: half, lowest[1]: half}),
+            split=tuple(lowest),
+            seat_pips=tuple(seat_pips),
+        )
+    return RoundResult("block", None, 0, _gain(rules, {}), seat_pips=tuple(seat_pips))
+
+
+def _gain(rules: Rules, gains: dict) -> tuple:
+    return tuple(gains.get(side, 0) for side in range(rules.num_sides))
