@@ -94,7 +94,7 @@ class Replay:
         """The ``replay --json`` object of INTERFACE.md."""
         state = self.state
         rounds = []
-        for log, scores in zip(state.past, self.round_scores):
+        for log, scores in zip(state.past, self.round_scores, strict=True):
             result = log.result
             entry = {"end": result.end, "winner": result.winner, "award": exact(result.award)}
             if result.split:

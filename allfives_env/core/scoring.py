@@ -53,10 +53,8 @@ def block_award(rules: Rules, seat_pips: list[int]) -> RoundResult:
     if len(lowest) == 1:
         side = lowest[0]
         opponents = sum(totals) - low
-        if rules.rules == "fives":
-            award = round_to_five(opponents - low)
-        else:
-            award = round_to_five(opponents)
+        # fives pays the difference; pagat pays the opponents' pips outright.
+        award = round_to_five(opponents - low if rules.rules == "fives" else opponents)
         return RoundResult("block", side, award, _gain(rules, {side: award}), seat_pips=tuple(seat_pips))
     if rules.rules == "pagat" and rules.num_sides == 3 and len(lowest) == 2:
         third = next(side for side in range(3) if side not in lowest)
