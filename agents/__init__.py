@@ -1,0 +1,3 @@
+"""Agents: everything that chooses an action from one seat's view."""
+
+from .base import Agent
