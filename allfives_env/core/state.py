@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from .deal import Deal, allowed_leaders, check_deal, seeded_deal
 from .layout import Layout
 from .rules import Rules, make_rules
-from .scoring import RoundResult, block_award, domino_award, placement_points
+from .scoring import RoundResult, block_award, domino_award
 from .tiles import (
     DRAW,
+    FIT_ACTIONS,
     NUM_ACTIONS,
     OTHER_HALF,
     PASS,
@@ -220,14 +221,12 @@ class State:
             if self.required_lead >= 0:
                 return [self.required_lead * 4]
             return [t * 4 for t in mask_to_tiles(hand)]
-        actions = []
+        actions: list[int] = []
         for slot, v in enumerate(layout.values):
             if v >= 0:
                 fit = hand & SUIT_MASK[v]
-                while fit:
-                    low = fit & -fit
-                    actions.append((low.bit_length() - 1) * 4 + slot)
-                    fit ^= low
+                if fit:
+                    actions += FIT_ACTIONS[slot][v][fit]
         if actions:
             actions.sort()
             return actions
@@ -298,8 +297,9 @@ class State:
         self.drawn = -1
         layout = self.layout
         layout.place(tile, slot)
-        points = placement_points(layout.end_total)
-        if points:
+        total = sum(layout.counts)
+        if total % 5 == 0 and total:
+            points = total
             side = self.rules.side_of[seat]
             self.scores[side] += points
             if self.scores[side] >= self.rules.target:

@@ -40,6 +40,26 @@ OTHER_HALF: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
+def _fit_actions() -> tuple[tuple[dict[int, tuple[int, ...]], ...], ...]:
+    table = []
+    for slot in range(NUM_SLOTS):
+        per_value = []
+        for v in range(NUM_VALUES):
+            suit = [t for t in range(NUM_TILES) if SUIT_MASK[v] >> t & 1]
+            subsets = {}
+            for pick in range(1 << len(suit)):
+                chosen = [suit[i] for i in range(len(suit)) if pick >> i & 1]
+                subsets[sum(1 << t for t in chosen)] = tuple(t * NUM_SLOTS + slot for t in chosen)
+            per_value.append(subsets)
+        table.append(tuple(per_value))
+    return tuple(table)
+
+
+#: FIT_ACTIONS[slot][v][hand & SUIT_MASK[v]]: the placements of those tiles at an end showing v.
+#: A lookup table, because legal-move generation is the engine's hottest loop.
+FIT_ACTIONS = _fit_actions()
+
+
 def tile_id(a: int, b: int) -> int:
     """The id of the tile with halves ``a`` and ``b`` (either order)."""
     try:
