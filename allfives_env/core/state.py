@@ -15,6 +15,7 @@ the spot, in the middle of a round if need be.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .deal import Deal, allowed_leaders, check_deal, seeded_deal
 from .layout import Layout
@@ -50,12 +51,12 @@ class RoundLog:
     result: RoundResult | None
 
 
-@dataclass(frozen=True)
-class SeatView:
+class SeatView(NamedTuple):
     """Everything one seat may know, and nothing else.
 
     This is the single place that decides what is hidden: observation
-    encoders, bots and the trainer all start from it.
+    encoders, bots and the trainer all start from it. (A named tuple, because
+    a view is built at every decision.)
     """
 
     seat: int
@@ -70,8 +71,13 @@ class SeatView:
     to_act: int
     drawn: int  # the tile this seat drew and must place now, else -1
     legal: tuple[int, ...]  # this seat's legal actions (empty when it is not to act)
-    moves: tuple[tuple[int, int], ...]  # this round's public moves: (seat, action)
+    move_codes: tuple[int, ...]  # this round's public moves, each seat * 128 + action
     leader: int
+
+    @property
+    def moves(self) -> tuple[tuple[int, int], ...]:
+        """This round's public moves as (seat, action), oldest first."""
+        return tuple(divmod(code, 128) for code in self.move_codes)
 
 
 class State:
@@ -162,7 +168,7 @@ class State:
         state.to_act = view.to_act
         state.drawn = view.drawn
         state.lacks = list(view.lacks)
-        state.moves = [seat * 128 + action for seat, action in view.moves]
+        state.moves = list(view.move_codes)
         state.required_lead = -1 if view.layout.lead >= 0 else _required_lead(view)
         state._legal = None
         return state
@@ -242,20 +248,20 @@ class State:
         """What ``seat`` may know now."""
         acting = seat == self.to_act and not self.finished
         return SeatView(
-            seat=seat,
-            rules=self.rules,
-            hand=self.hands[seat],
-            hand_counts=tuple(h.bit_count() for h in self.hands),
-            boneyard_left=len(self.boneyard) - self.bone_pos,
-            layout=self.layout.copy(),
-            lacks=tuple(self.lacks),
-            scores=tuple(self.scores),
-            round_index=self.round_index,
-            to_act=self.to_act,
-            drawn=self.drawn if acting else -1,
-            legal=tuple(self.legal_actions()) if acting else (),
-            moves=tuple(divmod(m, 128) for m in self.moves),
-            leader=self.deal.leader,
+            seat,
+            self.rules,
+            self.hands[seat],
+            tuple([h.bit_count() for h in self.hands]),
+            len(self.boneyard) - self.bone_pos,
+            self.layout.copy(),
+            tuple(self.lacks),
+            tuple(self.scores),
+            self.round_index,
+            self.to_act,
+            self.drawn if acting else -1,
+            tuple(self.legal_actions()) if acting else (),
+            tuple(self.moves),
+            self.deal.leader,
         )
 
     # -- the one way to change a state ----------------------------------------
