@@ -1,0 +1,180 @@
+"""Terminal play, driven by scripted input to the end of whole matches."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+
+import pytest
+
+from agents.base import Agent
+from agents.play import layout_lines, main
+from allfives_env.core import State, make_rules
+from allfives_env.core.record import load_record, replay
+
+
+class RandomBot(Agent):
+    name = "random"
+
+    def act(self, view):
+        return self.rng.choice(view.legal)
+
+
+class LastBot(Agent):
+    name = "last"
+
+    def act(self, view):
+        return view.legal[-1]
+
+
+def factory(spec: str, seed: int | None = None) -> Agent:
+    bots = {"random": RandomBot, "last": LastBot}
+    if spec not in bots:
+        raise ValueError(f"unknown agent {spec!r}; allowed: {', '.join(bots)}")
+    return bots[spec](seed)
+
+
+class Script:
+    """Answers prompts from a list, then by a rule that reads the screen; EOF when told to stop."""
+
+    def __init__(self, first: list[str], then=lambda screen: "1", limit: int = 2000):
+        self.first = list(first)
+        self.then = then
+        self.out = io.StringIO()
+        self.prompts = 0
+        self.limit = limit
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts += 1
+        if self.prompts > self.limit:
+            raise EOFError
+        answer = self.first.pop(0) if self.first else self.then(self.out.getvalue())
+        self.out.write(f"{prompt}{answer}\n")
+        return answer
+
+
+def listed_moves(screen: str) -> list[str]:
+    """The action texts of the last move list on the screen."""
+    block = screen[screen.rindex("Your moves:") :]
+    return re.findall(r"^  \d+\) (\S+(?: [WENS])?)", block, re.M)
+
+
+def final_scores(text: str) -> list[float]:
+    line = re.search(r"Final scores: (.*)\. Winner", text).group(1)
+    return [float(x) for x in re.findall(r"(-?\d+(?:\.\d+)?)(?=, |$)", line)]
+
+
+def play(args: list[str], script: Script) -> int:
+    return main(args, read=script, out=script.out, agent_factory=factory)
+
+
+def test_a_whole_match_with_bad_input_ends_and_replays_to_the_scores_shown(tmp_path):
+    path = tmp_path / "match.json"
+    script = Script(["abc", "0", "99", "draw", "9-9 E", ""])
+    assert play(["--vs", "random", "--target", "30", "--seed", "5", "--save", str(path)], script) == 0
+    text = script.out.getvalue()
+    assert "Cannot read 'abc'" in text
+    assert "There is no move 0" in text and "There is no move 99" in text
+    assert "'draw' is not a legal move now" in text
+    assert "Cannot read '9-9 E'" in text
+    assert "Type a move's number or its text" in text  # the empty line
+    assert "Match over." in text and "seat 1 (random) plays" in text
+    summary = replay(load_record(path.read_text())).summary()
+    assert summary["finished"]
+    assert summary["scores"] == final_scores(text)
+    assert json.loads(path.read_text())["agents"] == ["human", "random"]
+
+
+def test_moves_typed_as_text_are_played(tmp_path):
+    typed = []
+
+    def second_move_text(screen):
+        moves = listed_moves(screen)
+        typed.append(moves[-1])
+        return moves[-1]
+
+    path = tmp_path / "m.json"
+    script = Script([], then=second_move_text)
+    assert play(["--vs", "last", "--target", "30", "--seed", "2", "--seat", "1", "--save", str(path)], script) == 0
+    text = script.out.getvalue()
+    assert typed and "Cannot read" not in text and "not a legal move" not in text
+    chosen = [line for line in text.splitlines() if line.startswith("You play ") and "only move" not in line]
+    played = [re.match(r"You play (\S+(?: [WENS])?)", line).group(1) for line in chosen]
+    assert played == typed
+    assert replay(load_record(path.read_text())).summary()["scores"] == final_scores(text)
+
+
+def test_partnership_match_with_bots_named_per_seat(tmp_path):
+    path = tmp_path / "p.json"
+    script = Script(["5"])
+    args = ["--players", "4", "--seat", "1", "--vs", "random,last,random", "--target", "30", "--seed", "1"]
+    assert play([*args, "--save", str(path)], script) == 0
+    text = script.out.getvalue()
+    assert "seat 3 (partner, random)" in text and "seat 2 (last)" in text
+    assert "your side (seats 1+3)" in text and "opponents (seats 0+2)" in text
+    record = json.loads(path.read_text())
+    assert record["agents"] == ["random", "human", "last", "random"] and record["partnerships"]
+    assert replay(record).summary()["scores"] == final_scores(text)
+
+
+def test_bots_draws_passes_and_round_results_are_shown():
+    # fives at two players has a big boneyard: draws are frequent
+    script = Script([])
+    assert play(["--rules", "fives", "--vs", "random", "--target", "60", "--seed", "4"], script) == 0
+    text = script.out.getvalue()
+    assert "seat 1 (random) draws" in text
+    assert re.search(r"^You draw: \d-\d", text, re.M)
+    assert re.search(r"^--- Round 0 over: .*Pips left: you \d+, seat 1 \(random\) \d+", text, re.M)
+    assert "(your only move, played for you)" in text
+
+
+def test_quitting_offers_to_save_an_unfinished_record(tmp_path):
+    path = tmp_path / "quit.json"
+    script = Script(["1", "q", str(path)])
+    assert play(["--vs", "random", "--seed", "3"], script) == 0
+    text = script.out.getvalue()
+    assert "Stopped in round 0" in text and "Record written to" in text
+    summary = replay(load_record(path.read_text())).summary()
+    assert not summary["finished"] and summary["events"][0]["seat"] in (0, 1)
+
+
+def test_input_ending_stops_with_status_1_and_saves_when_asked(tmp_path):
+    path = tmp_path / "eof.json"
+    script = Script([], limit=2)
+    assert play(["--vs", "random", "--seed", "3", "--save", str(path)], script) == 1
+    assert not replay(load_record(path.read_text())).summary()["finished"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seat", "2"], "--seat 2 is not a seat"),
+        (["--players", "4", "--vs", "random,last"], "names 2 bots; give one name, or 3"),
+        (["--vs", "nobody"], "unknown agent 'nobody'"),
+        (["--players", "3", "--partnerships"], "partnerships=True needs num_players=4"),
+    ],
+)
+def test_bad_options_exit_2(args, message, capsys):
+    assert play(args, Script([])) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_layout_text_joins_matching_halves():
+    """In every position of random matches, neighbouring tiles on the shown line touch with equal halves."""
+    chooser = random.Random(0)
+    for seed in range(3):
+        state = State(make_rules("fives", 3), seed=seed)
+        while not state.finished:
+            lines = layout_lines(state.layout)
+            if not state.layout.empty:
+                line = lines[0].removeprefix("Layout: ").replace("[", "").replace("]", "")
+                pieces = [p.split("-") for p in line.split()]
+                assert len(pieces) == 1 + len(state.layout.arms[0]) + len(state.layout.arms[1])
+                for left, right in zip(pieces, pieces[1:], strict=False):
+                    assert left[1] == right[0]
+                west, east = int(pieces[0][0]), int(pieces[-1][1])
+                assert f"W {west}" in lines[-1] and f"E {east}" in lines[-1]
+                assert lines[-1].endswith(f"end total {state.layout.end_total}")
+            state.apply(chooser.choice(state.legal_actions()))
