@@ -86,6 +86,15 @@ def layout_lines(layout: Layout) -> list[str]:
     return lines
 
 
+def _render_text(state: State, names: list[str]) -> str | None:
+    """The shared text view of the table (hidden hands not shown), or None where it is missing."""
+    try:
+        from allfives_env.views.text import render_text
+    except ImportError:
+        return None
+    return render_text(state, hands=False, names=names)
+
+
 # -- one match ---------------------------------------------------------------------
 
 
@@ -126,16 +135,16 @@ class TerminalMatch:
     def show_table(self) -> None:
         state, seat = self.state, self.human
         self.say()
-        self.say(f"=== Round {state.round_index}: your turn (seat {seat}) ===")
-        self.say(f"Scores: {self.scores_text()}; target {self.rules.target}")
-        others = ", ".join(
-            f"{self.seat_names[s]} holds {state.hands[s].bit_count()}"
-            for s in range(self.rules.num_players)
-            if s != seat
-        )
-        self.say(f"Boneyard: {state.boneyard_left} left; {others}")
-        for line in layout_lines(state.layout):
-            self.say(line)
+        self.say(f"=== Your turn (seat {seat}) ===")
+        table = _render_text(state, self.seat_names)
+        if table is not None:
+            self.say(table)
+        else:  # the shared renderer is not available: a compact local one
+            self.say(f"Round {state.round_index}. Scores: {self.scores_text()}; target {self.rules.target}")
+            for line in layout_lines(state.layout):
+                self.say(line)
+            others = (f"{self.seat_names[s]} {state.hands[s].bit_count()}" for s in range(self.rules.num_players))
+            self.say(f"Tiles held: {', '.join(others)}; boneyard {state.boneyard_left}")
         self.say("Your hand: " + " ".join(TILE_TEXT[t] for t in mask_to_tiles(state.hands[seat])))
         if state.drawn >= 0:
             self.say(f"You drew {TILE_TEXT[state.drawn]}; it fits, so it must be placed now.")
