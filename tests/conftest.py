@@ -20,11 +20,11 @@ def deal(hands: list[str], boneyard: str, leader: int) -> Deal:
 
 
 def fill_deal(rules: Rules, hands: list[str], leader: int, boneyard_first: str = "") -> Deal:
-    """Complete a partial deal: each hand is topped up, then the boneyard, from the unused tiles in id order.
+    """Complete a partial deal (missing hands count as empty): each hand is topped up, then the boneyard, from the unused tiles in id order.
 
     Only for tests where the filler tiles cannot matter.
     """
-    given = [list(tiles(h)) for h in hands]
+    given = [list(tiles(h)) for h in hands] + [[] for _ in range(rules.num_players - len(hands))]
     bone = list(tiles(boneyard_first))
     used = {t for hand in given for t in hand} | set(bone)
     rest = [t for t in range(28) if t not in used]
