@@ -5,6 +5,8 @@ Tests import these directly (``from conftest import ...``); pytest puts this fol
 
 from __future__ import annotations
 
+import random
+
 from allfives_env.core import Deal, Rules, State, tile_from_text
 from allfives_env.core.tiles import TILE_TEXT
 
@@ -84,3 +86,12 @@ def snapshot(state: State) -> tuple:
 
 def hand_text(state: State, seat: int) -> str:
     return " ".join(TILE_TEXT[t] for t in state.hand_tiles(seat))
+
+
+def play_random(state: State, rng: random.Random, limit: int | None = None) -> State:
+    """Play uniformly random legal actions until the match ends (or ``limit`` actions)."""
+    taken = 0
+    while not state.finished and (limit is None or taken < limit):
+        state.apply(rng.choice(state.legal_actions()))
+        taken += 1
+    return state
