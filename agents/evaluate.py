@@ -45,6 +45,7 @@ import hashlib
 import io
 import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -282,6 +283,7 @@ _WORKER: _Runner | None = None
 
 def _init_worker(config: _Config) -> None:
     global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
     _WORKER = _Runner(config)
     if "torch" in sys.modules:  # one thread per worker: the workers already share the cores
         sys.modules["torch"].set_num_threads(1)
@@ -573,19 +575,26 @@ def _play_parallel(config: _Config, matches: int, workers: int, by_match: dict, 
 
     # spawn, not fork: a parent that already runs torch threads must not be forked.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(config,)) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(config,))
+    try:
         pending = {pool.submit(_worker_match, k): k for k in range(matches)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_EXCEPTION)
             for future in done:
                 k = pending.pop(future)
-                error = future.exception()
-                if error is not None:
-                    for other in pending:
-                        other.cancel()
-                    raise error
-                by_match[k] = future.result()
+                by_match[k] = future.result()  # re-raises a worker's error here
                 bar.update()
+    except BaseException:  # an agent's error or Ctrl-C: stop at once rather than finish the matches under way
+        _stop_workers(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop_workers(pool) -> None:
+    """Drop the queued matches and end the worker processes (the executor offers no public way to end them)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 # -- command line ------------------------------------------------------------------
@@ -637,6 +646,9 @@ def main(argv: list[str] | None = None, agent_factory: AgentFactory | None = Non
     except EvaluationError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     print(result.markdown(), end="")
     if args.out:
         paths = result.write(args.out)

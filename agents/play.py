@@ -35,9 +35,9 @@ HELP = "Type a move's number or its text (such as '5-3 E', 'draw'), 'h' to show 
 class QuitMatch(Exception):
     """The person chose to stop (or the input ended) before the match was over."""
 
-    def __init__(self, by_eof: bool) -> None:
-        super().__init__("input ended" if by_eof else "quit")
-        self.by_eof = by_eof
+    def __init__(self, abrupt: bool) -> None:
+        super().__init__("input ended or interrupted" if abrupt else "quit")
+        self.abrupt = abrupt
 
 
 # -- drawing the table ----------------------------------------------------------------
@@ -192,8 +192,8 @@ class TerminalMatch:
         while True:
             try:
                 text = self.read("Your move: ").strip()
-            except EOFError:
-                raise QuitMatch(by_eof=True) from None
+            except (EOFError, KeyboardInterrupt):
+                raise QuitMatch(abrupt=True) from None
             choice = self.parse(text, legal)
             if choice is not None:
                 return choice
@@ -205,7 +205,7 @@ class TerminalMatch:
             self.say(HELP)
             return None
         if text.lower() in ("q", "quit", "exit"):
-            raise QuitMatch(by_eof=False)
+            raise QuitMatch(abrupt=False)
         if text.lower() in ("h", "help", "?"):
             self.show_table()
             return None
@@ -316,10 +316,10 @@ def main(
         match.run()
     except QuitMatch as stop:
         print(f"\nStopped in round {state.round_index}. Scores: {match.scores_text()}.", file=out)
-        path = args.save if stop.by_eof else _ask_save(read, out, args.save)
+        path = args.save if stop.abrupt else _ask_save(read, out, args.save)
         if path:
             _save(state, path, seed, seat_agents, out)
-        return 1 if stop.by_eof else 0
+        return 1 if stop.abrupt else 0
     if args.save:
         _save(state, args.save, seed, seat_agents, out)
     return 0
@@ -334,7 +334,7 @@ def _ask_save(read: Reader, out, default: str | None) -> str | None:
     hint = f" [Enter: {default}; '-': don't save]" if default else " (Enter: don't save)"
     try:
         answer = read(f"Save the unfinished match? File name{hint}: ").strip()
-    except EOFError:
+    except (EOFError, KeyboardInterrupt):
         return default
     if answer == "-":
         return None

@@ -234,9 +234,10 @@ def test_rating_fit_orders_a_constant_winner_first():
 # -- errors ------------------------------------------------------------------------------
 
 
-def test_an_illegal_action_names_the_agent_and_the_place():
-    with pytest.raises(EvaluationError, match=r"agent 'cheat' \(seat \d\) chose 113.*match 0, rotation 0"):
-        run(["cheat", "random"], 1)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_illegal_action_names_the_agent_and_the_place(workers):
+    with pytest.raises(EvaluationError, match=r"agent 'cheat' \(seat \d\) chose 113.*match \d+, rotation 0"):
+        run(["cheat", "random"], 6, workers=workers)
 
 
 @pytest.mark.parametrize(
