@@ -170,7 +170,8 @@ class _Config:
     factory: AgentFactory | None
 
 
-def _registry_factory(spec: str, seed: int | None = None) -> Agent:
+def default_agent_factory(spec: str, seed: int | None = None) -> Agent:
+    """``agents.registry.make_agent``, imported only when first needed."""
     from .registry import make_agent
 
     return make_agent(spec, seed=seed)
@@ -181,7 +182,7 @@ class _Runner:
 
     def __init__(self, config: _Config) -> None:
         self.config = config
-        factory = config.factory or _registry_factory
+        factory = config.factory or default_agent_factory
         self.agents = [
             factory(config.lineup[entry], derive_seed(config.seed, "agent", slot))
             for slot, entry in enumerate(config.seating.pattern)
@@ -529,7 +530,7 @@ def evaluate(
         raise ValueError(f"seed={seed!r} is not allowed; allowed: a whole number")
     table = make_rules(rules, num_players, partnerships, target, opening)
     seating = seat_lineup(len(lineup), table)
-    factory = agent_factory or _registry_factory
+    factory = agent_factory or default_agent_factory
     for i, spec in enumerate(lineup):  # fail early and clearly on a bad name
         try:
             factory(spec, 0)

@@ -25,7 +25,7 @@ from allfives_env.core.scoring import placement_points
 from allfives_env.core.tiles import OTHER_HALF, TILES
 
 from .base import Agent
-from .evaluate import AgentFactory, _registry_factory, derive_seed
+from .evaluate import AgentFactory, default_agent_factory, derive_seed
 
 Reader = Callable[[str], str]
 
@@ -299,7 +299,7 @@ def main(
                 f"--vs {args.vs!r} names {len(specs)} bots; give one name, or {len(others)} (one per other seat)"
             )
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-        factory = agent_factory or _registry_factory
+        factory = agent_factory or default_agent_factory
         bots = {}
         for seat, spec in zip(others, specs, strict=True):
             bots[seat] = factory(spec, derive_seed(seed, "bot", seat))
