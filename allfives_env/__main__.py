@@ -1,4 +1,8 @@
-"""Command line: ``python -m allfives_env {demo,replay} ...``."""
+"""Command line: ``python -m allfives_env {demo,replay,play,evaluate} ...``.
+
+``play`` and ``evaluate`` forward to :mod:`agents.play` and
+:mod:`agents.evaluate`; the core itself never imports the agents.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,15 @@ from .core import State, make_rules
 from .core.record import RecordError, load_record, replay
 from .core.state import RoundLog
 
+FORWARDED = {"play": "agents.play", "evaluate": "agents.evaluate"}
+
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in FORWARDED:
+        import importlib
+
+        return importlib.import_module(FORWARDED[argv[0]]).main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m allfives_env", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -27,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     rep = commands.add_parser("replay", help="replay a game record and print the outcome")
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+
+    commands.add_parser("play", help="play a match against bots in the terminal (see: play --help)", add_help=False)
+    commands.add_parser("evaluate", help="duplicate-match evaluation of agents (see: evaluate --help)", add_help=False)
 
     args = parser.parse_args(argv)
     if args.command == "demo":
