@@ -1,7 +1,18 @@
 """Views of a state: observation vectors, the global state vector, text and images.
 
 Each is a function of a core state (or of one seat's :class:`SeatView`) and
-decides nothing about the rules.
+decides nothing about the rules. The image renderer (``views.image``, which
+needs pillow) is imported on its own.
 """
 
-from .observation import FIELDS, OBSERVATION_SIZE, encode_observation, observation_size
+from .observation import (
+    FIELDS,
+    OBSERVATION_SIZE,
+    action_mask,
+    encode_observation,
+    encode_seat,
+    observation_high,
+    observation_size,
+)
+from .state_vector import STATE_FIELDS, STATE_SIZE, encode_state, state_high
+from .text import render_text

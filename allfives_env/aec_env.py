@@ -1,0 +1,384 @@
+"""The PettingZoo AEC environment: one agent per seat, ``player_0`` ... ``player_{n-1}``.
+
+A thin adapter around a core :class:`~allfives_env.core.State`: every rule is
+decided by the core, every observation by :mod:`allfives_env.views`. The hot
+path (``last()`` then ``step()``) builds the observation only when asked,
+straight from the state as bytes, and touches the reward dictionaries only
+when some reward is not zero.
+
+``raw_env`` raises :class:`~allfives_env.core.IllegalActionError` (a
+``ValueError``) on an illegal action and changes nothing. ``env`` wraps it in
+PettingZoo's classic stack: an illegal action ends the episode with -1 for
+the seat that made it and 0 for the others (``TerminateIllegalWrapper``),
+an action outside ``Discrete(114)`` fails an assertion, and calls out of
+order are refused (``OrderEnforcingWrapper``).
+
+Importing this module registers ``"allfives-v0"`` with PettingZoo's registry,
+so ``pettingzoo.make("aec", "allfives-v0", num_players=3)`` works after
+``import allfives_env.aec_env``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .core import NUM_ACTIONS, IllegalActionError, SeatView, State, make_rules
+from .core.deal import DealError, check_deal, deal_from_json
+from .core.record import to_record, write_record
+from .core.tiles import DRAW, PASS
+from .views.image import render_image
+from .views.observation import action_mask, encode_seat, observation_high
+from .views.state_vector import encode_state, state_high
+from .views.text import render_text
+
+ENV_ID = "allfives-v0"
+REWARD_MODES = ("win_loss", "points")
+EPISODES = ("match", "round")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+__all__ = ["ENV_ID", "IllegalActionError", "env", "raw_env"]
+
+
+class _Mirrored:
+    """An AEC bookkeeping attribute of the raw env, copied onto the env's wrappers whenever it is rebound.
+
+    PettingZoo's wrappers forward every attribute read down the stack through
+    ``__getattr__``; ``env()`` registers its wrappers here so that ``last()``
+    and ``step()`` find ``agent_selection``, ``terminations`` and the rest on
+    the outermost wrapper at once. The values are the raw env's own objects
+    (dicts are shared, not copied), so what the wrappers read never differs
+    from what forwarding would return; only the cost does.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.key = "_mirrored" + name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__[self.key]
+        except KeyError:
+            raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}") from None
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.key] = value
+        for wrapper in obj.__dict__.get("_mirrors", ()):
+            wrapper.__dict__[self.name] = value
+
+
+class _OneRound(State):
+    """A match that stops when its first round ends, the table left as it ended (episode="round")."""
+
+    __slots__ = ()
+
+    def _start_round(self, index, previous) -> None:
+        if index == 0:
+            super()._start_round(index, previous)
+            return
+        self.finished = True
+        self._legal = []
+
+
+def _choice(name: str, value: Any, allowed: tuple) -> Any:
+    if isinstance(value, str) and value in allowed:
+        return value
+    raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(map(repr, allowed))}")
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} is not allowed; allowed: True or False")
+    return value
+
+
+def _seed(seed: Any) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed={seed!r} is not allowed; allowed: None or a non-negative integer")
+    return int(seed)
+
+
+class raw_env(AECEnv):
+    """All Fives as an AEC environment (see the module docstring and the README for every option).
+
+    Keyword arguments: ``num_players`` (2-4), ``rules`` ("pagat", "fives"),
+    ``partnerships``, ``target``, ``opening`` (fives only), ``render_mode``
+    (None, "ansi", "human", "rgb_array"), ``reward`` ("win_loss", "points"),
+    ``episode`` ("match", "round"), ``auto_forced`` (play forced draws and
+    passes automatically), ``history`` (append the round's public moves to
+    the observation), ``record_dir`` (write each finished episode's game
+    record there).
+    """
+
+    agents = _Mirrored()
+    agent_selection = _Mirrored()
+    rewards = _Mirrored()
+    _cumulative_rewards = _Mirrored()
+    terminations = _Mirrored()
+    truncations = _Mirrored()
+    infos = _Mirrored()
+
+    metadata = {
+        "name": "allfives_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        *,
+        num_players: int = 2,
+        rules: str = "pagat",
+        partnerships: bool | None = None,
+        target: int | float | None = None,
+        opening: str | None = None,
+        render_mode: str | None = None,
+        reward: str = "win_loss",
+        episode: str = "match",
+        auto_forced: bool = False,
+        history: bool = False,
+        record_dir: str | os.PathLike | None = None,
+    ) -> None:
+        super().__init__()
+        self.game_rules = make_rules(rules, num_players, partnerships, target, opening)
+        if render_mode is not None:
+            _choice("render_mode", render_mode, (None, *RENDER_MODES))
+        self.render_mode = render_mode
+        self.reward_mode = _choice("reward", reward, REWARD_MODES)
+        self.episode = _choice("episode", episode, EPISODES)
+        self.auto_forced = _flag("auto_forced", auto_forced)
+        self.history = _flag("history", history)
+        if record_dir is not None and not isinstance(record_dir, (str, os.PathLike)):
+            raise ValueError(f"record_dir={record_dir!r} is not allowed; allowed: None or a directory path")
+        self.record_dir = record_dir
+
+        n = self.game_rules.num_players
+        self.possible_agents = [f"player_{seat}" for seat in range(n)]
+        self.agents = []
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, observation_high(self.game_rules, self.history), dtype=np.int8),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        # One space object per agent, returned as is on every call (PettingZoo's API test checks identity).
+        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.state_space = spaces.Box(0, state_high(self.game_rules), dtype=np.int8)
+        self._state: State | None = None
+        self._np_random: np.random.Generator | None = None
+        self.match_seed: int | None = None
+        self.episodes_finished = 0
+        self._rewards_dirty = False
+        self._mirrors: tuple = ()
+
+    # -- spaces ------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # -- the AEC API ---------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a match. ``seed`` fixes the match (its deals are the core's for that seed).
+
+        Without a seed the match seed comes from the env's generator: fresh
+        entropy on a new env, else the generator continues. ``options`` may
+        hold ``{"deal": {"hands": [[tile text]], "boneyard": [...], "leader":
+        seat}}`` to fix the first round's deal; other keys are ignored.
+        """
+        seed = _seed(seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options={options!r} is not allowed; allowed: None or a dict such as {{'deal': {{...}}}}")
+        deals = None
+        if options and options.get("deal") is not None:
+            try:
+                deal = deal_from_json(options["deal"])
+                check_deal(self.game_rules, deal, 0, None)
+            except DealError as err:
+                raise DealError(f"options['deal']: {err}") from None
+            deals = {0: deal}
+        # Nothing above changed the env; from here on nothing can fail.
+        if seed is not None:
+            self._np_random = np.random.default_rng(seed)
+            match_seed = seed
+        else:
+            if self._np_random is None:
+                self._np_random = np.random.default_rng()
+            match_seed = int(self._np_random.integers(2**63))
+        kind = _OneRound if self.episode == "round" else State
+        self._state = kind(self.game_rules, seed=match_seed, deals=deals)
+        self.match_seed = match_seed
+        if self.auto_forced:
+            self._play_forced()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._rewards_dirty = False
+        self.agent_selection = self.possible_agents[self._state.to_act]
+        if self._state.finished:  # only a fixed deal with auto_forced on could do this
+            self._finish()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation and action mask: fresh arrays, never changed afterwards."""
+        state = self._state
+        seat = self._seat_of[agent]
+        legal = state.legal_actions() if seat == state.to_act else ()
+        return {"observation": encode_seat(state, seat, self.history), "action_mask": action_mask(legal)}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._state
+        points = self.reward_mode == "points"
+        if points:
+            before = state.scores[:]
+        state.apply(action)  # raises IllegalActionError and changes nothing if illegal
+        if self.auto_forced:
+            self._play_forced()
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewards_dirty:
+            self._clear_rewards()
+            self._rewards_dirty = False
+        if points and state.scores != before:
+            self._points_rewards(before)
+        if state.finished:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[state.to_act]
+        if self._rewards_dirty:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def state(self) -> np.ndarray:
+        """The global state vector (every hand, the layout, scores) for centralised critics."""
+        if self._state is None:
+            raise RuntimeError("call reset() before state()")
+        return encode_state(self._state)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to the constructor")
+            return None
+        if self._state is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return render_image(self._state, self.possible_agents)
+        text = render_text(self._state, hands=self.render_mode == "human", names=self.possible_agents)
+        if self.render_mode == "human":
+            print(text + "\n", flush=True)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: rendering holds no window."""
+
+    # -- more than PettingZoo asks ---------------------------------------------------------
+
+    @property
+    def core_state(self) -> State:
+        """The core state itself (read it, do not change it)."""
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
+
+    def seat_view(self, agent: str) -> SeatView:
+        """The agent's :class:`SeatView`, for the bots in ``agents/`` (``bot.act(env.seat_view(agent))``)."""
+        if agent not in self._seat_of:
+            raise ValueError(f"agent {agent!r} is not at this table; allowed: {', '.join(self.possible_agents)}")
+        if self._state is None:
+            raise RuntimeError("call reset() before seat_view()")
+        return self._state.view(self._seat_of[agent])
+
+    def record(self, **extra: Any) -> dict:
+        """The match so far as a game record (``allfives-record/1``), with its seed and ``extra`` keys."""
+        if self._state is None:
+            raise RuntimeError("call reset() before record()")
+        return to_record(self._state, seed=self.match_seed, **extra)
+
+    # -- inside -------------------------------------------------------------------------------
+
+    def _play_forced(self) -> None:
+        state = self._state
+        while True:
+            legal = state.legal_actions()
+            if len(legal) != 1 or legal[0] not in (DRAW, PASS):
+                return
+            state.apply(legal[0])
+
+    def _points_rewards(self, before: list) -> None:
+        """Own side's gain minus the mean of the other sides' gains, over the target (zero-sum)."""
+        rules = self.game_rules
+        gains = [now - then for now, then in zip(self._state.scores, before, strict=True)]
+        total = sum(gains)
+        others = rules.num_sides - 1
+        for seat, agent in enumerate(self.possible_agents):
+            gain = gains[rules.side_of[seat]]
+            self.rewards[agent] = float((gain - (total - gain) / others) / rules.target)
+        self._rewards_dirty = True
+
+    def _finish(self) -> None:
+        """The episode is over: win/loss rewards, terminations, infos, and the record if asked."""
+        state = self._state
+        rules = self.game_rules
+        if self.episode == "round":
+            result = state.past[-1].result
+            winners = (result.winner,) if result.winner is not None else ()
+        else:
+            winners = state.winners
+        if self.reward_mode == "win_loss" and len(winners) == 1:
+            for seat, agent in enumerate(self.possible_agents):
+                self.rewards[agent] = 1.0 if rules.side_of[seat] == winners[0] else -1.0
+            self._rewards_dirty = True
+        self.terminations = dict.fromkeys(self.agents, True)
+        summary = {"scores": list(state.scores), "winners": list(winners)}
+        self.infos = {agent: dict(summary) for agent in self.agents}
+        self.agent_selection = self.possible_agents[(state.to_act + 1) % rules.num_players]
+        self.episodes_finished += 1
+        if self.record_dir is not None:
+            os.makedirs(self.record_dir, exist_ok=True)
+            name = f"allfives-{self.match_seed}-{self.episodes_finished:06d}.json"
+            write_record(state, os.path.join(self.record_dir, name), seed=self.match_seed)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment wrapped as PettingZoo's classic environments are (see the module docstring)."""
+    raw = raw_env(**kwargs)
+    terminate = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    bounds = wrappers.AssertOutOfBoundsWrapper(terminate)
+    ordered = wrappers.OrderEnforcingWrapper(bounds)
+    raw._mirrors = (terminate, bounds, ordered)  # filled at the first reset, so reading before it still fails
+    return ordered
+
+
+def _register() -> None:
+    import pettingzoo
+
+    if ENV_ID not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", ENV_ID, entry_point="allfives_env.aec_env:env")
+
+
+_register()

@@ -1,0 +1,77 @@
+"""Random play through the AEC environment: decisions per second with observation and mask.
+
+Each decision is what a training loop does: ``env.last()`` (observation and
+action mask), a uniformly random legal action picked from the mask, and
+``env.step(action)``; the dead steps and resets at episode ends are timed
+too. ``allfives_env.env()`` and ``raw_env()`` run side by side with
+PettingZoo's ``connect_four_v3.env()`` as the yardstick.
+
+Run: ``python benchmarks/bench_env.py [--seconds S] [--repeats R] [--num-players N] [--rules R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def run(make: Callable, seconds: float, seed: int = 0) -> float:
+    """Decisions per second over about ``seconds`` of random play."""
+    env = make()
+    env.reset(seed=seed)
+    chooser = random.Random(seed)
+    flatnonzero = np.flatnonzero
+    decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(1000):
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            legal = flatnonzero(obs["action_mask"])
+            env.step(int(legal[chooser.randrange(len(legal))]))
+            decisions += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return decisions / (now - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds of play per environment and repeat")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per environment; the best is reported")
+    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument("--rules", default="pagat", choices=["pagat", "fives"])
+    args = parser.parse_args()
+
+    from pettingzoo.classic import connect_four_v3
+
+    import allfives_env
+
+    settings = {"num_players": args.num_players, "rules": args.rules}
+    makers = {
+        "connect_four_v3 env()": connect_four_v3.env,
+        "allfives env()": lambda: allfives_env.env(**settings),
+        "allfives raw_env()": lambda: allfives_env.raw_env(**settings),
+    }
+    best = dict.fromkeys(makers, 0.0)
+    for _ in range(args.repeats):  # interleaved, so a busy moment hurts every entry alike
+        for name, make in makers.items():
+            best[name] = max(best[name], run(make, args.seconds))
+    yardstick = best["connect_four_v3 env()"]
+    print(f"allfives: rules={args.rules} num_players={args.num_players}; best of {args.repeats} x {args.seconds:g} s")
+    print(f"{'environment':<24} {'decisions/s':>12} {'vs connect_four':>16}")
+    for name, rate in best.items():
+        print(f"{name:<24} {rate:>12,.0f} {rate / yardstick:>15.2f}x")
+
+
+if __name__ == "__main__":
+    main()
