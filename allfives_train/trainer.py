@@ -1,0 +1,245 @@
+"""The training loop: play a wave of matches, learn from them, log, evaluate, checkpoint; repeat.
+
+Each update plays ``train.envs`` whole matches side by side, so nothing is in
+flight between updates: a checkpoint written after an update (weights,
+optimizer, counters, opponent pool and every random state) is all a run
+needs to continue exactly as if it had never stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections import deque
+from pathlib import Path
+
+import torch
+from tqdm import tqdm
+
+from agents.policy_net import PolicyNet, net_from_checkpoint, policy_payload
+from agents.registry import make_agent
+
+from .checkpoint import atomic_save, capture_rng, read_training_checkpoint, restore_rng
+from .config import OPPONENT_KINDS, rules_of, to_yaml
+from .evaluation import eval_table, final_eval, quick_eval
+from .metrics import TRAIN_OPPONENTS, MetricsLog
+from .plot import plot_curves
+from .ppo import advantages, critic_values, to_tensors, update
+from .rollout import CURRENT, POOL, MatchSpec, RolloutWorker
+
+CHECKPOINT = "checkpoint.pt"
+POLICY = "policy.pt"
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("run.device='cuda' but CUDA is not available; allowed here: 'auto' or 'cpu'")
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(name)
+
+
+class Trainer:
+    """One training run in ``run_dir``; built fresh from a config or from the run's checkpoint."""
+
+    def __init__(self, cfg: dict, run_dir: Path, resume_from: Path | None = None, progress: bool = True) -> None:
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        self.progress = progress
+        self.rules = rules_of(cfg)
+        threads = cfg["run"]["threads"] or min(2, os.cpu_count() or 1)
+        torch.set_num_threads(threads)
+        self.device = pick_device(cfg["run"]["device"])
+        seed = cfg["run"]["seed"]
+        torch.manual_seed(seed)
+        self.rng = random.Random(seed)
+        self.generator = torch.Generator().manual_seed(seed + 1)
+        self.net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg["train"]["lr"])
+        self.pool: list[dict] = []  # actor weights of past snapshots
+        self.pool_net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
+        self.iteration = 0
+        self.steps = 0
+        self.matches = 0
+        self.recent: dict[str, deque] = {o: deque(maxlen=200) for o in TRAIN_OPPONENTS}
+        self.worker = RolloutWorker(self.rules, self.device, cfg["reward"]["points"], cfg["reward"]["win"])
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if resume_from is not None:
+            self._restore(read_training_checkpoint(resume_from), resume_from)
+        (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
+        self.log = MetricsLog(self.run_dir, cfg["eval"]["baselines"], self.iteration if resume_from else None)
+
+    # -- state ---------------------------------------------------------------------
+
+    def _restore(self, data: dict, path: Path) -> None:
+        t = data["training"]
+        self.net.load_state_dict(net_from_checkpoint(data, path).state_dict())
+        self.optimizer.load_state_dict(t["optimizer"])
+        self.iteration, self.steps, self.matches = t["iteration"], t["steps"], t["matches"]
+        self.pool = list(t["pool"])
+        for o, values in t["recent"].items():
+            self.recent[o].extend(values)
+        restore_rng(t["rng"], self.rng, self.generator)
+
+    def _payload(self) -> dict:
+        return policy_payload(
+            self.net,
+            actor_only=False,
+            steps=self.steps,
+            training={
+                "optimizer": self.optimizer.state_dict(),
+                "iteration": self.iteration,
+                "steps": self.steps,
+                "matches": self.matches,
+                "pool": self.pool,
+                "recent": {o: list(v) for o, v in self.recent.items()},
+                "rng": capture_rng(self.rng, self.generator),
+                "config": self.cfg,
+            },
+        )
+
+    def save(self) -> Path:
+        path = self.run_dir / CHECKPOINT
+        atomic_save(self._payload(), path)
+        return path
+
+    def save_policy(self) -> Path:
+        """The small file to play with: the actor's weights and what produced them."""
+        path = self.run_dir / POLICY
+        payload = policy_payload(
+            self.net, actor_only=True, steps=self.steps, config=self.cfg, rules=self.rules.as_dict()
+        )
+        atomic_save(payload, path)
+        return path
+
+    # -- one update --------------------------------------------------------------------
+
+    def _specs(self) -> list[MatchSpec]:
+        oc = self.cfg["opponents"]
+        kinds = list(OPPONENT_KINDS)
+        weights = [oc[k] if (k != "pool" or self.pool) else 0.0 for k in kinds]
+        if sum(weights) == 0:  # only the pool was asked for, and it is still empty
+            weights[kinds.index("self")] = 1.0
+        n, side_of = self.rules.num_players, self.rules.side_of
+        specs = []
+        for _ in range(self.cfg["train"]["envs"]):
+            seed = self.rng.randrange(2**62)
+            kind = self.rng.choices(kinds, weights)[0]
+            if kind == "self":
+                specs.append(MatchSpec(seed, [CURRENT] * n, "self"))
+                continue
+            side = self.rng.randrange(self.rules.num_sides)
+            controls = []
+            for s in range(n):
+                if side_of[s] == side:
+                    controls.append(CURRENT)
+                else:
+                    controls.append(POOL if kind == "pool" else make_agent(kind, self.rng.randrange(2**62)))
+            specs.append(MatchSpec(seed, controls, kind))
+        return specs
+
+    def step(self) -> dict:
+        """Play one wave of matches and learn from it; return the metrics row."""
+        start = time.perf_counter()
+        specs = self._specs()
+        if self.pool and any(s.opponent == "pool" for s in specs):
+            self.pool_net.load_state_dict(self.pool[self.rng.randrange(len(self.pool))], strict=False)
+        self.net.eval()
+        batch, results = self.worker.play(specs, self.net, self.pool_net, self.generator)
+        self.net.train()
+        tc = self.cfg["train"]
+        data = to_tensors(batch, self.device)
+        adv, ret = advantages(batch, critic_values(self.net, data), tc["gamma"], tc["gae_lambda"])
+        data.adv, data.ret = torch.from_numpy(adv).to(self.device), torch.from_numpy(ret).to(self.device)
+        stats = update(self.net, self.optimizer, data, self.cfg, self.generator)
+        seconds = time.perf_counter() - start
+        self.iteration += 1
+        self.steps += len(batch)
+        self.matches += len(specs)
+        if self.iteration % self.cfg["opponents"]["snapshot_every"] == 0:
+            self.pool.append(self.net.actor_state_dict())
+            del self.pool[: -self.cfg["opponents"]["pool_size"]]
+        row = {
+            "iteration": self.iteration,
+            "steps": self.steps,
+            "matches": self.matches,
+            "decisions_per_s": len(batch) / seconds,
+            "mean_reward": sum(batch.reward) / max(1, len(batch.trajectories)),
+            **stats,
+        }
+        for o in TRAIN_OPPONENTS:
+            mine = [r for opp, r in results if opp == o]
+            self.recent[o].extend(mine)
+            row[f"train_win_{o}"] = sum(mine) / len(mine) if mine else None
+        return row
+
+    def evaluate_now(self, row: dict) -> None:
+        ec = self.cfg["eval"]
+        for b in ec["baselines"]:
+            if b == "search":
+                continue  # far too slow for a quick look; the final evaluation covers it
+            win, ci = quick_eval(self.worker, self.net, b, ec["matches"], ec["seed"])
+            row[f"eval_win_{b}"], row[f"eval_ci_{b}"] = win, ci
+
+    # -- the run ---------------------------------------------------------------------------
+
+    def run(self, stop_after: int | None = None) -> bool:
+        """Train to ``train.total_steps``; return False when stopped early by ``stop_after`` updates."""
+        tc, ec = self.cfg["train"], self.cfg["eval"]
+        total = tc["total_steps"]
+        limit = self.cfg["run"]["max_minutes"]
+        began = time.perf_counter()
+        bar = tqdm(
+            total=total, initial=min(self.steps, total), unit="dec", disable=not self.progress, dynamic_ncols=True
+        )
+        done_updates = 0
+        try:
+            while self.steps < total:
+                if stop_after is not None and done_updates >= stop_after:
+                    return False
+                if limit is not None and time.perf_counter() - began > 60 * limit:
+                    tqdm.write(f"run.max_minutes={limit} reached after {self.iteration} updates; stopping early")
+                    break
+                row = self.step()
+                done_updates += 1
+                last = self.steps >= total
+                if ec["every"] and self.iteration % ec["every"] == 0 or last:
+                    self.evaluate_now(row)
+                self.log.write(row)
+                if self.iteration % tc["checkpoint_every"] == 0 or last:
+                    self.save()
+                bar.update(min(self.steps, total) - bar.n)
+                bar.set_postfix_str(self._postfix(row), refresh=False)
+        finally:
+            bar.close()
+        self.save()
+        return True
+
+    def _postfix(self, row: dict) -> str:
+        parts = [f"{row['decisions_per_s']:.0f} dec/s"]
+        for o in ("greedy", "heuristic", "pool"):
+            if self.recent[o]:
+                parts.append(f"{o} {100 * sum(self.recent[o]) / len(self.recent[o]):.0f}%")
+        evals = [
+            f"eval {b} {100 * row[f'eval_win_{b}']:.0f}%"
+            for b in self.cfg["eval"]["baselines"]
+            if row.get(f"eval_win_{b}") is not None
+        ]
+        return ", ".join(parts + evals)
+
+    def finish(self) -> dict:
+        """Write the policy file, the learning-curve plot and the final evaluation table."""
+        policy = self.save_policy()
+        plot = plot_curves(self.log.path, self.run_dir / "learning_curves.png", self.cfg["eval"]["baselines"])
+        self.log.close()
+        out = {"checkpoint": self.run_dir / CHECKPOINT, "policy": policy, "plot": plot}
+        ec = self.cfg["eval"]
+        if ec["final_matches"]:
+            rows = final_eval(policy, self.rules, ec["baselines"], ec["final_matches"], ec["seed"], ec["workers"],
+                              self.run_dir / "eval")  # fmt: skip
+            table = eval_table(rows, policy.name)
+            (self.run_dir / "eval.md").write_text(table)
+            out["eval"] = self.run_dir / "eval.md"
+            out["table"] = table
+        return out
