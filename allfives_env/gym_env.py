@@ -14,52 +14,28 @@ import, ``gymnasium.make("allfives_env.gym_env:AllFives-v0")`` loads it.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .core import NUM_ACTIONS, TILE_TEXT, IllegalActionError, State, make_rules
-from .core.deal import deal_from_json
+from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State, make_rules
+from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record
-from .views.observation import FIELDS, HISTORY_LENGTH, HISTORY_WIDTH, OBSERVATION_SIZE, encode_observation
+from .views.image import render_image
+from .views.observation import action_mask, encode_seat, observation_high
+from .views.text import render_text
 
 ENV_ID = "AllFives-v0"
 REWARD_MODES = ("win_loss", "points")
 EPISODES = ("match", "round")
 ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "learner_seat")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
-
-
-# -- observation bounds ----------------------------------------------------------
-
-
-def observation_high(rules, history: bool = False) -> np.ndarray:
-    """The largest value each observation feature can take under ``rules`` (all lows are 0)."""
-    most_held = rules.hand_size + rules.boneyard_size
-    ceilings = {
-        "hand_counts": most_held,
-        "boneyard": rules.boneyard_size,
-        "end_count": 12,
-        "end_total": 36,
-        "to_target": 127,
-        "target": 127,
-        "round": 127,
-    }
-    high = np.ones(OBSERVATION_SIZE, dtype=np.int8)
-    offset = 0
-    for name, size, _ in FIELDS:
-        high[offset : offset + size] = ceilings.get(name, 1)
-        offset += size
-    if not history:
-        return high
-    row = np.ones(HISTORY_WIDTH, dtype=np.int8)
-    row[7] = 28  # tile id + 1
-    return np.concatenate([high, np.tile(row, HISTORY_LENGTH)])
 
 
 # -- opponents -------------------------------------------------------------------
@@ -111,8 +87,7 @@ class _CallableSeat(_Seat):
         self.policy = policy
 
     def act(self, state: State, seat: int, history: bool) -> int:
-        obs = encode_observation(state.view(seat), history)
-        return self.policy(obs, _mask(state.legal_actions()))
+        return self.policy(encode_seat(state, seat, history), action_mask(state.legal_actions()))
 
 
 def _make_seat(spec: Any, seed: int | None) -> _Seat:
@@ -147,10 +122,17 @@ def _make_seats(opponents: Any, count: int) -> list[_Seat]:
     return [_make_seat(opponents, seed=i) for i in range(count)]
 
 
-def _mask(legal: Sequence[int]) -> np.ndarray:
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[list(legal)] = 1
-    return mask
+class _FirstRoundOnly(State):
+    """A match that stops when its first round ends, the table left as it ended (episode="round")."""
+
+    __slots__ = ()
+
+    def _start_round(self, index, previous) -> None:
+        if index == 0:
+            super()._start_round(index, previous)
+            return
+        self.finished = True
+        self._legal = []
 
 
 def _as_index(action: Any) -> int | None:
@@ -164,9 +146,23 @@ def _as_index(action: Any) -> int | None:
 
 
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(map(repr, allowed))}")
+    if isinstance(value, str) and value in allowed:
+        return value
+    raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(map(repr, allowed))}")
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} is not allowed; allowed: True or False")
     return value
+
+
+def _learner_seat(value: Any, n: int) -> int | str:
+    if isinstance(value, str) and value == "random":
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+        raise ValueError(f"learner_seat={value!r} is not allowed; allowed: 0..{n - 1} or 'random'")
+    return int(value)
 
 
 # -- the environment ---------------------------------------------------------------
@@ -177,28 +173,27 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
 
     Keyword arguments (all optional):
 
-    - ``num_players``, ``rules``, ``partnerships``, ``target``, ``opening``: the
-      match, as in the PettingZoo environment (checked by the core).
+    - ``num_players``, ``rules``, ``partnerships``, ``target``, ``opening``,
+      ``reward``, ``episode``, ``auto_forced``, ``history``, ``render_mode``:
+      as in the PettingZoo environment. ``reward="win_loss"`` pays +1/-1 when
+      the episode ends (0 when no side or several sides win);
+      ``reward="points"`` pays, each step, the learner's side's points minus
+      the mean of the other sides' points, over the target, counting what the
+      opponents scored since the learner's last decision. ``auto_forced``
+      plays the learner's single forced ``DRAW``/``PASS`` for it.
     - ``opponents``: ``None`` (uniformly random legal moves), one policy for
       every other seat, or a list with one per other seat in seat order after
       the learner. A policy is a bot name (``"random"``, ``"greedy"``, ...), an
       ``Agent`` (it gets ``state.view(seat)``) or a callable
       ``(observation, action_mask) -> action`` on that seat's own observation.
     - ``learner_seat``: a seat number, or ``"random"`` to draw it each reset.
-    - ``reward_mode``: ``"win_loss"`` (+1/-1 when the episode ends, 0 on a shared
-      win) or ``"points"`` (each step: own side's points minus the mean of the
-      other sides', over the target, counting the opponents' moves too).
-    - ``episode``: ``"match"`` or ``"round"`` (the episode ends with the first round).
-    - ``auto_forced``: play the learner's forced ``DRAW``/``PASS`` for it.
-    - ``history``: append the public-history block to the observation.
     - ``illegal``: ``"raise"`` (a ``ValueError`` naming the action and the legal
-      ones; nothing changes) or ``"penalize"`` (the episode ends with reward -1;
-      the default of the registered ``"AllFives-v0"``, for clients that step
-      unmasked actions).
-    - ``render_mode``: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+      ones; nothing changes) or ``"penalize"`` (the episode ends with reward -1
+      and nothing else changes; the default of the registered
+      ``"AllFives-v0"``, for clients that step unmasked actions).
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2, "name": "allfives_single_v0"}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2, "name": "allfives_single_v0"}
 
     def __init__(
         self,
@@ -209,7 +204,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         opening: str | None = None,
         opponents: Any = None,
         learner_seat: int | str = 0,
-        reward_mode: str = "win_loss",
+        reward: str = "win_loss",
         episode: str = "match",
         auto_forced: bool = False,
         history: bool = False,
@@ -217,83 +212,60 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
     ) -> None:
         self.game_rules = make_rules(rules, num_players, partnerships, target, opening)
-        n = self.game_rules.num_players
-        if learner_seat != "random" and (
-            isinstance(learner_seat, bool)
-            or not isinstance(learner_seat, (int, np.integer))
-            or not 0 <= learner_seat < n
-        ):
-            raise ValueError(f"learner_seat={learner_seat!r} is not allowed; allowed: 0..{n - 1} or 'random'")
-        self.learner_choice = learner_seat if learner_seat == "random" else int(learner_seat)
-        self.reward_mode = _choice("reward_mode", reward_mode, REWARD_MODES)
+        self.learner_choice = _learner_seat(learner_seat, self.game_rules.num_players)
+        self.reward_mode = _choice("reward", reward, REWARD_MODES)
         self.episode = _choice("episode", episode, EPISODES)
         self.illegal = _choice("illegal", illegal, ILLEGAL_MODES)
-        for name, flag in (("auto_forced", auto_forced), ("history", history)):
-            if not isinstance(flag, bool):
-                raise ValueError(f"{name}={flag!r} is not allowed; allowed: True or False")
-        self.auto_forced = auto_forced
-        self.history = history
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed; allowed: None, "
-                + ", ".join(map(repr, self.metadata["render_modes"]))
-            )
+        self.auto_forced = _flag("auto_forced", auto_forced)
+        self.history = _flag("history", history)
+        if render_mode is not None:
+            _choice("render_mode", render_mode, RENDER_MODES)
         self.render_mode = render_mode
-        self.seats = _make_seats(opponents, n - 1)
-
-        high = observation_high(self.game_rules, history)
+        self.seats = _make_seats(opponents, self.game_rules.num_players - 1)
         self.observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(0, high, dtype=np.int8),
+                "observation": spaces.Box(0, observation_high(self.game_rules, history), dtype=np.int8),
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
             }
         )
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state: State | None = None
+        self.match_seed: int | None = None
         self.learner = 0
-        self.start_round = 0
         self.done = True
-        self._scores: list = []  # scores when the learner last decided, for the points reward
+        self._scores: list = []  # the scores when the learner last decided, for the points reward
 
     # -- Gymnasium API -------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        """Start a new match from ``seed`` (or the env's generator); ``options`` may fix the deal and the seat.
+        """Start a match; with ``seed`` it is the match the core (and the PettingZoo env) deals for that seed.
 
         ``options={"deal": {"hands": [...], "boneyard": [...], "leader": seat}}``
-        fixes the first round's deal as in the PettingZoo environment;
-        ``options={"learner_seat": seat}`` fixes the learner for this episode.
+        fixes the first round's deal; ``options={"learner_seat": seat}`` (a
+        seat or ``"random"``) overrides ``learner_seat`` for this episode.
+        Without a seed the match comes from the env's generator, which a new
+        env seeds from fresh entropy.
         """
+        deals, learner = self._reset_options(options)  # checked before anything changes
         super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"reset options {unknown} are not known; allowed: {', '.join(map(repr, RESET_OPTIONS))}")
-        deals = {0: deal_from_json(options["deal"])} if options.get("deal") is not None else None
-        n = self.game_rules.num_players
-        learner = options.get("learner_seat", self.learner_choice)
         rng = self.np_random
-        # A match that ends before the learner's first decision (tiny targets) is dealt again.
+        match_seed = seed if seed is not None else int(rng.integers(2**63))
+        kind = _FirstRoundOnly if self.episode == "round" else State
+        # A match that ends before the learner's first decision (only with tiny targets) is dealt again.
         for _ in range(100):
-            match_seed = int(rng.integers(2**31))
-            if learner == "random":
-                seat = int(rng.integers(n))
-            elif isinstance(learner, (int, np.integer)) and not isinstance(learner, bool) and 0 <= learner < n:
-                seat = int(learner)
-            else:
-                raise ValueError(f"learner_seat={learner!r} is not allowed; allowed: 0..{n - 1} or 'random'")
+            self.learner = int(rng.integers(self.game_rules.num_players)) if learner == "random" else learner
             for opponent in self.seats:
-                opponent.reset(int(rng.integers(2**31)))
-            self.state = State(self.game_rules, seed=match_seed, deals=deals)
-            self.learner = seat
-            self.start_round = 0
-            self._scores = list(self.state.scores)
+                opponent.reset(int(rng.integers(2**63)))
+            self.state = kind(self.game_rules, seed=match_seed, deals=deals)
+            self.match_seed = match_seed
+            self._scores = list(self.state.scores)  # what is scored before the learner's first decision counts
             self._advance()
-            if not self._episode_over():
+            if not self.state.finished:
                 break
+            match_seed = int(rng.integers(2**63))
         else:
             raise RuntimeError("every match ended before the learner's first decision; raise the target")
-        self.done = False  # points scored before the learner's first decision count in its first step's reward
+        self.done = False
         if self.render_mode == "human":
             self.render()
         return self._observe(), self._info()
@@ -303,9 +275,8 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         if self.state is None or self.done:
             raise gymnasium.error.ResetNeeded("the episode is over (or never began): call reset() before step()")
         state = self.state
-        legal = state.legal_actions()
         index = _as_index(action)
-        if index is None or index not in legal:
+        if index is None or index not in state.legal_actions():
             if self.illegal == "raise":
                 raise ValueError(self._illegal_message(action))
             self.done = True
@@ -317,7 +288,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         except BaseException:
             self.state = snapshot  # an opponent's failure leaves the env as it was before this step
             raise
-        terminated = self._episode_over()
+        terminated = state.finished
         reward = self._reward(terminated)
         self._scores = list(state.scores)
         self.done = terminated
@@ -326,57 +297,75 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         return self._observe(), reward, terminated, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as booleans (all False once the episode is over)."""
-        if self.state is None or self.done:
-            return np.zeros(NUM_ACTIONS, dtype=bool)
+        """The learner's legal actions as booleans (all False once the episode is over); MaskablePPO calls this."""
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.state.legal_actions()] = True
+        if self.state is not None and not self.done:
+            mask[self.state.legal_actions()] = True
         return mask
 
     def render(self) -> str | np.ndarray | None:
+        """The table as text (``ansi``; ``human`` prints it with every hand) or as an RGB array."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to the constructor")
             return None
         if self.state is None:
             raise gymnasium.error.ResetNeeded("call reset() before render()")
+        names = [f"player_{s}" + (" (learner)" if s == self.learner else "") for s in range(len(self.seats) + 1)]
         if self.render_mode == "rgb_array":
-            return _render_image(self.state)
-        text = _render_text(self.state, hands=self.render_mode == "human")
+            return render_image(self.state, names)
+        text = render_text(self.state, hands=self.render_mode == "human", names=names)
         if self.render_mode == "human":
-            print(text)
+            print(text + "\n", flush=True)
             return None
         return text
 
     def close(self) -> None:
-        pass
+        """Nothing to release: rendering holds no window."""
 
     # -- more than Gymnasium asks ------------------------------------------------------
 
     def record(self, **extra: Any) -> dict:
-        """The current match as a game record (``allfives-record/1``)."""
+        """The match so far as a game record (``allfives-record/1``), with its seed and the learner's seat."""
         if self.state is None:
             raise gymnasium.error.ResetNeeded("call reset() before record()")
-        return to_record(self.state, learner_seat=self.learner, **extra)
+        return to_record(self.state, seed=self.match_seed, learner_seat=self.learner, **extra)
 
     # -- inside ------------------------------------------------------------------
 
-    def _episode_over(self) -> bool:
-        state = self.state
-        return state.finished or (self.episode == "round" and state.round_index != self.start_round)
+    def _reset_options(self, options: dict | None) -> tuple[dict | None, int | str]:
+        if options is None:
+            options = {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options={options!r} is not allowed; allowed: None or a dict with keys {RESET_OPTIONS}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"reset options {unknown} are not known; allowed: {', '.join(map(repr, RESET_OPTIONS))}")
+        deals = None
+        if options.get("deal") is not None:
+            try:
+                deal = deal_from_json(options["deal"])
+                check_deal(self.game_rules, deal, 0, None)
+            except DealError as err:
+                raise ValueError(f"options['deal']: {err}") from None
+            deals = {0: deal}
+        learner = self.learner_choice
+        if "learner_seat" in options:
+            learner = _learner_seat(options["learner_seat"], self.game_rules.num_players)
+        return deals, learner
 
     def _advance(self) -> None:
         """Let the other seats (and the learner's forced moves, if asked) play until the learner must choose."""
         state = self.state
-        while not self._episode_over():
+        n = self.game_rules.num_players
+        while not state.finished:
             seat = state.to_act
             if seat == self.learner:
                 legal = state.legal_actions()
-                if not (self.auto_forced and len(legal) == 1 and legal[0] >= NUM_ACTIONS - 2):
+                if not (self.auto_forced and len(legal) == 1 and legal[0] in (DRAW, PASS)):
                     return
                 state.apply(legal[0])
                 continue
-            opponent = self.seats[(seat - self.learner) % self.game_rules.num_players - 1]
-            action = opponent.act(state, seat, self.history)
+            action = self.seats[(seat - self.learner) % n - 1].act(state, seat, self.history)
             try:
                 state.apply(action)
             except IllegalActionError as err:
@@ -386,32 +375,33 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         rules = self.game_rules
         mine = rules.side_of[self.learner]
         if self.reward_mode == "points":
-            gains = [now - before for now, before in zip(self.state.scores, self._scores, strict=True)]
-            others = [g for side, g in enumerate(gains) if side != mine]
-            return float((gains[mine] - sum(others) / len(others)) / rules.target)
+            gains = [now - then for now, then in zip(self.state.scores, self._scores, strict=True)]
+            others = (sum(gains) - gains[mine]) / (rules.num_sides - 1)
+            return float((gains[mine] - others) / rules.target)
         if not terminated:
             return 0.0
-        if self.state.finished and self.episode == "match":
-            winners = self.state.winners
-        else:
-            result = self.state.past[self.start_round].result
-            winners = (result.winner,) if result.winner is not None else ()
+        winners = self._winners()
         if len(winners) != 1:
             return 0.0  # no winner, or a shared win: 0 to everyone
-        return 1.0 if mine in winners else -1.0
+        return 1.0 if winners[0] == mine else -1.0
+
+    def _winners(self) -> tuple[int, ...]:
+        """The sides that won the episode: the match's winners, or the first round's winner."""
+        if self.episode == "match":
+            return self.state.winners
+        result = self.state.past[0].result
+        return (result.winner,) if result.winner is not None else ()
 
     def _observe(self) -> dict:
-        view = self.state.view(self.learner)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if not self.done:
-            mask[list(view.legal)] = 1
-        return {"observation": encode_observation(view, self.history), "action_mask": mask}
+        state = self.state
+        legal = state.legal_actions() if not self.done else ()
+        return {"observation": encode_seat(state, self.learner, self.history), "action_mask": action_mask(legal)}
 
     def _info(self, **extra: Any) -> dict:
         state = self.state
         info = {"learner_seat": self.learner, "round": state.round_index, "scores": tuple(state.scores)}
         if state.finished:
-            info["winners"] = state.winners
+            info["winners"] = self._winners()
         info.update(extra)
         return info
 
@@ -423,30 +413,6 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
             shown = repr(action)
         legal = ", ".join(f"{a} ({state.action_text(a)})" for a in state.legal_actions())
         return f"action {shown} is illegal for the learner (seat {self.learner}); legal actions: {legal}"
-
-
-# -- rendering (minimal until the shared text and image views land) ------------------
-
-
-def _render_text(state: State, hands: bool) -> str:
-    layout = state.layout
-    lines = [f"round {state.round_index}  scores {list(state.scores)}  to act: seat {state.to_act}"]
-    for slot, name in enumerate("WENS"):
-        arm = " ".join(TILE_TEXT[t] for t in layout.arms[slot])
-        lines.append(f"  {name}: [{arm}] end {layout.values[slot]} counts {layout.counts[slot]}")
-    lines.append(f"  end total {layout.end_total}, boneyard {state.boneyard_left}")
-    if hands:
-        for seat in range(state.rules.num_players):
-            lines.append(f"  seat {seat}: " + " ".join(TILE_TEXT[t] for t in state.hand_tiles(seat)))
-    return "\n".join(lines)
-
-
-def _render_image(state: State) -> np.ndarray:
-    image = np.full((64, 224, 3), 255, dtype=np.uint8)
-    for t in range(28):
-        if state.layout.played >> t & 1:
-            image[24:40, t * 8 : t * 8 + 6] = 0
-    return image
 
 
 def _register() -> None:

@@ -27,7 +27,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--rules", default="pagat", choices=("pagat", "fives"))
-    parser.add_argument("--reward-mode", default="points", choices=("win_loss", "points"))
+    parser.add_argument("--reward", default="points", choices=("win_loss", "points"))
     parser.add_argument("--matches", type=int, default=200, help="matches per evaluation opponent")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", help="where to save the trained model (.zip)")
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
         rules=args.rules,
         opponents=args.opponent,
         learner_seat="random",
-        reward_mode=args.reward_mode,
+        reward=args.reward,
     )
     env.reset(seed=args.seed)
     model = MaskablePPO("MultiInputPolicy", env, n_steps=1024, batch_size=256, seed=args.seed, verbose=0)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import pickle
+import subprocess
+import sys
 import warnings
 
 import gymnasium
@@ -15,12 +17,12 @@ from gymnasium.utils.env_checker import check_env
 from agents.base import Agent
 from allfives_env.core import DRAW, PASS, State, make_rules, mask_to_tiles
 from allfives_env.core.record import replay
-from allfives_env.gym_env import ENV_ID, AllFivesSingleAgentEnv, observation_high
-from allfives_env.views.observation import OFFSETS, observation_size
+from allfives_env.gym_env import ENV_ID, AllFivesSingleAgentEnv
+from allfives_env.views.observation import OFFSETS, observation_high, observation_size
 
 CONFIGS = [
     {},
-    {"num_players": 3, "rules": "fives", "reward_mode": "points", "history": True},
+    {"num_players": 3, "rules": "fives", "reward": "points", "history": True},
     {"num_players": 4, "episode": "round", "auto_forced": True, "learner_seat": "random"},
     {"num_players": 4, "rules": "fives", "partnerships": True, "opening": "descending", "opponents": "greedy"},
 ]
@@ -55,10 +57,17 @@ def test_check_env_passes_unwrapped_and_made(kwargs, capsys):
         check_env(made)
 
 
-def test_make_by_module_path_and_default_penalizes():
-    env = gymnasium.make("allfives_env.gym_env:" + ENV_ID, num_players=3)
-    assert env.unwrapped.illegal == "penalize"
-    assert env.unwrapped.game_rules.num_players == 3
+def test_make_by_module_path_in_a_fresh_interpreter_and_the_core_never_imports_gymnasium():
+    code = (
+        "import sys, allfives_env, allfives_env.core\n"
+        "assert 'gymnasium' not in sys.modules\n"
+        "import gymnasium\n"
+        f"env = gymnasium.make('allfives_env.gym_env:{ENV_ID}', num_players=3)\n"
+        "print(env.unwrapped.illegal, env.unwrapped.game_rules.num_players)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["penalize", "3"]
     assert AllFivesSingleAgentEnv().illegal == "raise"
 
 
@@ -127,7 +136,7 @@ def test_illegal_action_raises_naming_it_and_the_legal_ones_and_changes_nothing(
 
 
 def test_penalize_ends_the_episode_with_minus_one_and_needs_a_reset():
-    env = AllFivesSingleAgentEnv(illegal="penalize", reward_mode="points")
+    env = AllFivesSingleAgentEnv(illegal="penalize", reward="points")
     env.reset(seed=3)
     before = snapshot(env.state)
     illegal = next(a for a in range(114) if a not in env.state.legal_actions())
@@ -155,7 +164,7 @@ def test_step_before_reset_needs_a_reset():
         ({"target": -5}, "target"),
         ({"num_players": 2, "partnerships": True}, "partnerships"),
         ({"opening": "descending"}, "opening"),
-        ({"reward_mode": "score"}, "reward_mode"),
+        ({"reward": "score"}, "reward"),
         ({"episode": "game"}, "episode"),
         ({"illegal": "ignore"}, "illegal"),
         ({"learner_seat": 2}, "learner_seat"),
@@ -181,7 +190,7 @@ def test_reset_options_fix_the_deal_and_the_seat_and_reject_unknown_keys():
     assert env.learner == 1
     assert env.state.deal.to_json() == deal
     bad = dict(deal, boneyard=deal["boneyard"][:-1])
-    with pytest.raises(ValueError, match="boneyard"):
+    with pytest.raises(ValueError, match=r"options\['deal'\].*boneyard"):
         env.reset(options={"deal": bad})
     with pytest.raises(ValueError, match="'deal'"):
         env.reset(options={"dael": deal})
@@ -289,12 +298,17 @@ def test_agent_opponents_get_their_seat_view_and_are_reseeded():
 
 
 def test_an_opponents_illegal_move_raises_and_leaves_the_env_as_before_the_step():
-    env = AllFivesSingleAgentEnv(opponents=lambda obs, mask: DRAW + 1)
+    broken = {"now": False}
+
+    def opponent(obs, mask):
+        return DRAW + 1 if broken["now"] else int(np.flatnonzero(mask)[0])
+
+    env = AllFivesSingleAgentEnv(opponents=opponent)
     env.reset(seed=0)
+    broken["now"] = True
     before = snapshot(env.state)
-    action = env.state.legal_actions()[0]
     with pytest.raises(ValueError, match="opponent at seat 1"):
-        env.step(action)
+        env.step(env.state.legal_actions()[0])
     assert snapshot(env.state) == before
 
 
@@ -319,7 +333,7 @@ def test_win_loss_pays_once_at_the_end_by_the_match_winner():
 
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_points_rewards_sum_to_the_final_score_margin_over_the_target(num_players):
-    env = AllFivesSingleAgentEnv(num_players=num_players, reward_mode="points", learner_seat="random")
+    env = AllFivesSingleAgentEnv(num_players=num_players, reward="points", learner_seat="random")
     rng = np.random.default_rng(4)
     for seed in range(3):
         steps = rollout(env, seed, rng)
@@ -337,8 +351,8 @@ def test_round_episodes_end_with_the_first_round_and_pay_its_winner():
     for seed in range(6):
         steps = rollout(env, seed, rng)
         state = env.state
-        assert state.round_index == 1 or state.finished
-        assert all(info["round"] == 0 for _, _, _, info in steps[:-1])
+        assert state.finished and state.round_index == 0 and len(state.past) == 1
+        assert all(info["round"] == 0 for _, _, _, info in steps)
         result = state.past[0].result
         mine = env.game_rules.side_of[env.learner]
         expected = 0.0 if result.winner is None else (1.0 if result.winner == mine else -1.0)
