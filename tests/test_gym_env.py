@@ -434,3 +434,15 @@ def test_maskable_ppo_trains_a_few_thousand_steps_and_only_takes_legal_actions()
     model.learn(total_timesteps=2048)
     assert env.steps >= 2048
     assert env.illegal == 0
+
+
+def test_a_seed_deals_the_same_match_as_the_pettingzoo_env():
+    aec_env = pytest.importorskip("allfives_env.aec_env")
+    for kwargs in ({"num_players": 3}, {"num_players": 4, "rules": "fives"}):
+        gym = AllFivesSingleAgentEnv(**kwargs)
+        aec = aec_env.raw_env(**kwargs)
+        for seed in (0, 7):
+            gym.reset(seed=seed)
+            aec.reset(seed=seed)
+            assert gym.state.deal == aec.core_state.deal
+            assert gym.record()["seed"] == seed
