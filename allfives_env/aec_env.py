@@ -33,7 +33,6 @@ from .core import NUM_ACTIONS, IllegalActionError, SeatView, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record, write_record
 from .core.tiles import DRAW, PASS
-from .views.image import render_image
 from .views.observation import action_mask, encode_seat, observation_high
 from .views.state_vector import encode_state, state_high
 from .views.text import render_text
@@ -54,23 +53,15 @@ class _Mirrored:
     and ``step()`` find ``agent_selection``, ``terminations`` and the rest on
     the outermost wrapper at once. The values are the raw env's own objects
     (dicts are shared, not copied), so what the wrappers read never differs
-    from what forwarding would return; only the cost does.
+    from what forwarding would return; only the cost does. Having no
+    ``__get__``, the descriptor leaves reads to the instance dict (no cost).
     """
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
-        self.key = "_mirrored" + name
-
-    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
-        if obj is None:
-            return self
-        try:
-            return obj.__dict__[self.key]
-        except KeyError:
-            raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}") from None
 
     def __set__(self, obj: Any, value: Any) -> None:
-        obj.__dict__[self.key] = value
+        obj.__dict__[self.name] = value
         for wrapper in obj.__dict__.get("_mirrors", ()):
             wrapper.__dict__[self.name] = value
 
@@ -165,7 +156,10 @@ class raw_env(AECEnv):
 
         n = self.game_rules.num_players
         self.possible_agents = [f"player_{seat}" for seat in range(n)]
-        self.agents = []
+        self.agents = []  # the bookkeeping is filled in by reset()
+        self.agent_selection = None
+        self.rewards, self._cumulative_rewards, self.infos = {}, {}, {}
+        self.terminations, self.truncations = {}, {}
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         observation_space = spaces.Dict(
             {
@@ -286,6 +280,8 @@ class raw_env(AECEnv):
         if self._state is None:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "rgb_array":
+            from .views.image import render_image  # pillow is loaded only when images are asked for
+
             return render_image(self._state, self.possible_agents)
         text = render_text(self._state, hands=self.render_mode == "human", names=self.possible_agents)
         if self.render_mode == "human":

@@ -294,6 +294,15 @@ def test_env_ends_the_episode_on_an_illegal_action_with_minus_one():
     assert rewards[offender] == -1 and sum(rewards.values()) == -1
 
 
+def test_env_refuses_calls_before_reset():
+    e = env(num_players=2)
+    for name in ("agents", "agent_selection", "terminations", "rewards"):
+        with pytest.raises(AttributeError):
+            getattr(e, name)
+    e.reset(seed=0)
+    assert e.agents == ["player_0", "player_1"] and e.agent_selection in e.agents
+
+
 def test_env_asserts_actions_outside_the_space():
     e = env(num_players=2)
     e.reset(seed=3)
@@ -444,6 +453,12 @@ def test_pickled_and_copied_envs_carry_on_identically(make):
         obs, *_ = e.last()
         e.step(pick(obs, chooser))
     copies = [pickle.loads(pickle.dumps(e)), copy.deepcopy(e)]
+    alone = copy.deepcopy(e)  # stepped on its own: the original must not see it
+    selected, record = e.agent_selection, json.dumps(e.unwrapped.record())
+    obs, *_ = alone.last()
+    alone.step(pick(obs, random.Random(0)))
+    assert alone.agent_selection != selected and e.agent_selection == selected
+    assert json.dumps(e.unwrapped.record()) == record
     for _ in range(40):
         obs, reward, *_ = e.last()
         for c in copies:

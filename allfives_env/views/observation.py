@@ -121,9 +121,12 @@ def _open_and_values(key: int) -> bytes:
 _OPEN_VALUES = tuple(_open_and_values(key) for key in range(8**4))
 
 
+_BITS14 = tuple(low + high for high in _BITS7 for low in _BITS7)  # 14-bit mask -> 14 flags
+
+
 def bits28(mask: int) -> bytes:
     """A 28-tile mask as 28 bytes of 0/1, tile id order."""
-    return _BITS7[mask & 127] + _BITS7[mask >> 7 & 127] + _BITS7[mask >> 14 & 127] + _BITS7[mask >> 21 & 127]
+    return _BITS14[mask & 16383] + _BITS14[mask >> 14 & 16383]
 
 
 def layout_bytes(layout: Layout) -> bytes:
@@ -159,12 +162,12 @@ _NEED_CACHE: dict[tuple, bytes] = {}
 
 
 def _need_bytes(target, scores, side_order: tuple[int, ...]) -> bytes:
-    """to_target (4 bytes), own side first; scores change rarely, so the bytes are cached."""
+    """to_target (4 bytes, own side first) and target (1); scores change rarely, so the bytes are cached."""
     key = (target, side_order, *scores)
     found = _NEED_CACHE.get(key)
     if found is None:
         need = [_to_target(target, scores[side]) for side in side_order]
-        found = bytes(need + [0] * (MAX_SEATS - len(need)))
+        found = bytes(need + [0] * (MAX_SEATS - len(need)) + [min(127, int(target // 5))])
         if len(_NEED_CACHE) > 100_000:
             _NEED_CACHE.clear()
         _NEED_CACHE[key] = found
@@ -173,24 +176,28 @@ def _need_bytes(target, scores, side_order: tuple[int, ...]) -> bytes:
 
 # -- per-table constants, computed once per (rules, seat) ------------------------------
 
-_TABLE_CACHE: dict[tuple, tuple] = {}
+_TABLES: dict[int, tuple] = {}  # id(rules) -> (rules, per-seat tables); the entry keeps its rules alive
 
 
 def _table(rules: Rules, me: int) -> tuple:
-    """(seat order from ``me``, side order from ``me``'s side, static tail bytes, lacks padding, target byte)."""
-    key = (rules.num_players, rules.side_of, rules.rules, rules.target, me)
-    found = _TABLE_CACHE.get(key)
-    if found is None:
-        n, sides = rules.num_players, rules.num_sides
-        seats = tuple((me + rel) % n for rel in range(n))
-        my_side = rules.side_of[me]
-        side_order = tuple((my_side + rel) % sides for rel in range(sides))
-        partner = bytes(rules.side_of[s] == my_side for s in seats) + bytes(MAX_SEATS - n)
-        present = bytes([1] * n + [0] * (MAX_SEATS - n))
-        tail = partner + present + bytes((rules.rules == "fives",))
-        found = (seats, side_order, tail, _NO_SEAT_LACKS[MAX_SEATS - n], min(127, int(rules.target // 5)), n)
-        _TABLE_CACHE[key] = found
-    return found
+    """(seat order from ``me``, side order from ``me``'s side, static tail bytes, lacks padding, player count)."""
+    entry = _TABLES.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_TABLES) > 1000:
+            _TABLES.clear()
+        entry = _TABLES[id(rules)] = (rules, [_seat_table(rules, seat) for seat in range(rules.num_players)])
+    return entry[1][me]
+
+
+def _seat_table(rules: Rules, me: int) -> tuple:
+    n, sides = rules.num_players, rules.num_sides
+    seats = tuple((me + rel) % n for rel in range(n))
+    my_side = rules.side_of[me]
+    side_order = tuple((my_side + rel) % sides for rel in range(sides))
+    partner = bytes(rules.side_of[s] == my_side for s in seats) + bytes(MAX_SEATS - n)
+    present = bytes([1] * n + [0] * (MAX_SEATS - n))
+    tail = partner + present + bytes((rules.rules == "fives",))
+    return seats, side_order, tail, _NO_SEAT_LACKS[MAX_SEATS - n], n
 
 
 # -- history ---------------------------------------------------------------------------
@@ -238,7 +245,7 @@ def _encode(
     drawn: int,
     leader: int,
 ) -> list[bytes]:
-    seats, side_order, tail, lacks_pad, target_byte, n = _table(rules, me)
+    seats, side_order, tail, lacks_pad, n = _table(rules, me)
     rel_to_act = (to_act - me) % n
     rel_leader = (leader - me) % n
     bits7 = _BITS7
@@ -257,7 +264,7 @@ def _encode(
         seat_lacks,
         lacks_pad,
         _need_bytes(rules.target, scores, side_order),
-        bytes((target_byte, min(127, round_index), drawn >= 0)),
+        bytes((min(127, round_index), drawn >= 0)),
         _TILE_ONE_HOT[drawn + 1],
         _SEAT_ONE_HOT[rel_to_act],
         _SEAT_ONE_HOT[rel_leader],
@@ -265,8 +272,12 @@ def _encode(
     ]
 
 
+_INT8 = np.dtype(np.int8)
+_JOIN = bytearray().join  # joins straight into a new bytearray: one copy, and the array is writable
+
+
 def _as_array(parts: list[bytes]) -> np.ndarray:
-    return np.frombuffer(bytearray(b"".join(parts)), dtype=np.int8)
+    return np.frombuffer(_JOIN(parts), _INT8)
 
 
 def encode_observation(view: SeatView, history: bool = False) -> np.ndarray:
@@ -322,4 +333,4 @@ def action_mask(legal) -> np.ndarray:
     mask = bytearray(NUM_ACTIONS)
     for action in legal:
         mask[action] = 1
-    return np.frombuffer(mask, dtype=np.int8)
+    return np.frombuffer(mask, _INT8)
