@@ -146,7 +146,9 @@ class raw_env(AECEnv):
         if render_mode is not None:
             _choice("render_mode", render_mode, (None, *RENDER_MODES))
         self.render_mode = render_mode
+        self._human = render_mode == "human"
         self.reward_mode = _choice("reward", reward, REWARD_MODES)
+        self._points = self.reward_mode == "points"
         self.episode = _choice("episode", episode, EPISODES)
         self.auto_forced = _flag("auto_forced", auto_forced)
         self.history = _flag("history", history)
@@ -246,7 +248,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         state = self._state
-        points = self.reward_mode == "points"
+        points = self._points
         if points:
             before = state.scores[:]
         state.apply(action)  # raises IllegalActionError and changes nothing if illegal
@@ -264,7 +266,7 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[state.to_act]
         if self._rewards_dirty:
             self._accumulate_rewards()
-        if self.render_mode == "human":
+        if self._human:
             self.render()
 
     def state(self) -> np.ndarray:
