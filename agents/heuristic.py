@@ -1,0 +1,202 @@
+"""The heuristic bot: the strategy tips of the Fives rules, written as a score.
+
+Every legal placement is scored by a sum of named terms (:data:`DEFAULT_WEIGHTS`)
+and the highest score is played; draws and passes are always forced. The terms:
+
+- ``points``: what the placement scores now; reaching the target wins outright.
+- ``threat``: the next seat's (an opponent's) expected best reply on the new
+  layout, over the tiles it could hold: the unseen tiles without a value it is
+  known to lack, each held with probability ``hand size / candidates``.
+  A reply that would reach its target counts as a win for it.
+- ``block``: the chance that the next opponent holds nothing playable and must
+  draw or pass.
+- ``follow``: the best the own remaining hand could score on the new layout
+  next turn (the opponent moves in between, so it is weighted down).
+- ``versatile`` / ``stuck``: keep ends that the own hand can answer: the
+  number of own tiles (capped) that fit the new ends, and a penalty when none
+  does (a draw, more pips in hand).
+- ``pips`` / ``double``: shed heavy tiles and doubles (doubles fit fewer ends),
+  more urgently when some opponent is close to going out.
+- ``partner`` / ``partner_lacks`` / ``support`` (partnerships only): the
+  partner's expected best reply, the open values it is known to lack, and the
+  open values it has played itself this round.
+"""
+
+from __future__ import annotations
+
+from allfives_env.core import DRAW, PIPS, SeatView
+from allfives_env.core.layout import Layout
+from allfives_env.core.tiles import IS_DOUBLE, OTHER_HALF, SUIT_MASK, TILES, mask_to_tiles
+
+from .base import Agent
+from .greedy import total_after
+
+ALL_TILES = (1 << 28) - 1
+WIN = 200.0  # what reaching the target is worth, in points
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "points": 1.0,
+    "threat": 0.8,
+    "block": 3.0,
+    "follow": 0.25,
+    "versatile": 1.5,
+    "versatile_cap": 3.0,
+    "stuck": 4.0,
+    "pips": 0.25,
+    "pips_urgency": 1.0,
+    "double": 2.0,
+    "partner": 0.3,
+    "partner_lacks": 2.0,
+    "support": 1.0,
+}
+
+
+def lacked_tiles(lacks: int) -> int:
+    """Mask of the tiles showing any value in the 7-bit ``lacks`` mask."""
+    mask = 0
+    v = 0
+    while lacks:
+        if lacks & 1:
+            mask |= SUIT_MASK[v]
+        lacks >>= 1
+        v += 1
+    return mask
+
+
+def candidate_pools(view: SeatView) -> list[tuple[int, float]]:
+    """Per seat: (tiles it could hold, chance it holds each one), from what the view shows."""
+    unseen = ALL_TILES & ~view.hand & ~view.layout.played
+    pools = []
+    for seat, count in enumerate(view.hand_counts):
+        if seat == view.seat:
+            pools.append((view.hand, 1.0))
+            continue
+        pool = unseen & ~lacked_tiles(view.lacks[seat])
+        size = pool.bit_count()
+        pools.append((pool, min(1.0, count / size) if size else 0.0))
+    return pools
+
+
+def best_reply(layout: Layout, tiles: int, score: float, target: float) -> list[float]:
+    """The best value each tile in ``tiles`` could score on ``layout`` (target reached = WIN), positives only."""
+    values = layout.values
+    open_slots = [slot for slot in range(4) if values[slot] >= 0]
+    found = []
+    for tile in mask_to_tiles(tiles):
+        best = 0.0
+        for slot in open_slots:
+            if OTHER_HALF[tile][values[slot]] >= 0:
+                total = total_after(layout, tile * 4 + slot)
+                if total % 5 == 0 and total > best:
+                    best = total
+        if best:
+            found.append(best + WIN if score + best >= target else best)
+    return found
+
+
+def expected_best(values: list[float], p: float) -> float:
+    """E[max] when each value is present independently with probability p (absent: 0)."""
+    values.sort(reverse=True)
+    expected, miss = 0.0, 1.0
+    for value in values:
+        expected += value * p * miss
+        miss *= 1.0 - p
+    return expected
+
+
+def fitting(layout: Layout, tiles: int) -> int:
+    """Mask of the tiles in ``tiles`` that fit some open end."""
+    mask = 0
+    for v in layout.values:
+        if v >= 0:
+            mask |= SUIT_MASK[v]
+    return tiles & mask
+
+
+class HeuristicAgent(Agent):
+    """Scores each placement with the weighted terms above; ties go to a seeded coin."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, weights: dict[str, float] | None = None) -> None:
+        super().__init__(seed)
+        unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
+        if unknown:
+            raise ValueError(f"unknown heuristic weights {sorted(unknown)}; allowed: {sorted(DEFAULT_WEIGHTS)}")
+        self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal
+        if len(legal) == 1 or legal[0] >= DRAW:
+            return legal[0]
+        best_score, best = None, []
+        context = _Context(view)
+        for action in legal:
+            score = context.score(action, self.weights)
+            if best_score is None or score > best_score + 1e-9:
+                best_score, best = score, [action]
+            elif abs(score - best_score) <= 1e-9:
+                best.append(action)
+        return best[0] if len(best) == 1 else self.rng.choice(best)
+
+
+class _Context:
+    """What every candidate's score shares: the view and the seats' candidate tiles."""
+
+    def __init__(self, view: SeatView) -> None:
+        rules = view.rules
+        self.view = view
+        self.pools = candidate_pools(view)
+        n = rules.num_players
+        self.next_seat = (view.seat + 1) % n
+        self.partner = (view.seat + 2) % n if rules.partnerships else -1
+        self.target = rules.target
+        self.own_score = view.scores[rules.side_of[view.seat]]
+        self.next_score = view.scores[rules.side_of[self.next_seat]]
+        opponents = [view.hand_counts[s] for s in range(n) if rules.side_of[s] != rules.side_of[view.seat]]
+        self.urgency = 1.0 / max(1, min(opponents))
+        self.partner_shown = 0
+        if self.partner >= 0:
+            for seat, action in view.moves:
+                if seat == self.partner and action < DRAW:
+                    a, b = TILES[action >> 2]
+                    self.partner_shown |= (1 << a) | (1 << b)
+
+    def score(self, action: int, w: dict[str, float]) -> float:
+        view = self.view
+        tile = action >> 2
+        layout = view.layout.copy()
+        layout.place(tile, action & 3)
+        total = layout.end_total
+        points = total if total > 0 and total % 5 == 0 else 0
+        if self.own_score + points >= self.target:
+            return WIN * 10 + points
+        score = w["points"] * points
+        hand = view.hand & ~(1 << tile)
+
+        pool, p = self.pools[self.next_seat]
+        replies = best_reply(layout, pool, self.next_score, self.target)
+        score -= w["threat"] * expected_best(replies, p)
+        playable = fitting(layout, pool).bit_count()
+        score += w["block"] * (1.0 - p) ** playable
+
+        if hand:
+            own = best_reply(layout, hand, self.own_score + points, self.target)
+            score += w["follow"] * (max(own) if own else 0.0)
+            mine = fitting(layout, hand).bit_count()
+            score += w["versatile"] * min(mine, w["versatile_cap"])
+            if not mine:
+                score -= w["stuck"]
+
+        shed = 1.0 + w["pips_urgency"] * self.urgency
+        score += shed * (w["pips"] * PIPS[tile] + (w["double"] if IS_DOUBLE[tile] else 0.0))
+
+        if self.partner >= 0:
+            pool, p = self.pools[self.partner]
+            replies = best_reply(layout, pool, self.own_score + points, self.target)
+            score += w["partner"] * expected_best(replies, p)
+            open_values = layout.open_values()
+            partner_lacks = view.lacks[self.partner]
+            score -= w["partner_lacks"] * (open_values & partner_lacks).bit_count()
+            score += w["support"] * (open_values & self.partner_shown & ~partner_lacks).bit_count()
+        return score

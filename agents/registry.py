@@ -1,0 +1,66 @@
+"""Build an agent from a short spec string, the way every command line names its players.
+
+Specs: ``random``, ``greedy``, ``heuristic``, ``search``, ``search:N`` (N
+rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH)
+and ``trained`` (the project's bundled policy).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Agent
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
+from .random_agent import RandomAgent
+from .search import SearchAgent
+
+BOTS: dict[str, type[Agent]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "heuristic": HeuristicAgent,
+    "search": SearchAgent,
+}
+
+#: Every spec form ``make_agent`` accepts, for help texts and error messages.
+AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained")
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """The agent named by ``spec``, seeded with ``seed``; ValueError names the allowed specs."""
+    if not isinstance(spec, str):
+        raise ValueError(f"agent spec {spec!r} is not a string; allowed: {', '.join(AGENT_NAMES)}")
+    name, sep, arg = spec.strip().partition(":")
+    if name in BOTS and not sep:
+        return BOTS[name](seed=seed)
+    if name == "search" and sep:
+        try:
+            simulations = int(arg)
+        except ValueError:
+            simulations = 0
+        if simulations < 1:
+            raise ValueError(
+                f"agent spec {spec!r}: search:N needs a positive whole number of rollouts, e.g. search:200"
+            )
+        return SearchAgent(seed=seed, simulations=simulations)
+    if name == "checkpoint" and sep:
+        if not arg:
+            raise ValueError(f"agent spec {spec!r}: checkpoint:PATH needs the path of a saved policy")
+        return _load_policy(arg, seed)
+    if name == "trained" and not sep:
+        return _load_policy(None, seed)
+    raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(AGENT_NAMES)}")
+
+
+def _load_policy(path: str | None, seed: int | None) -> Agent:
+    """Trained policies live in ``agents.policy_agent``, imported only when asked for (it needs torch)."""
+    try:
+        module = importlib.import_module("agents.policy_agent")
+    except ModuleNotFoundError as err:
+        if err.name != "agents.policy_agent":
+            raise
+        raise ValueError(
+            "trained policies are not available: agents.policy_agent is missing; "
+            "use one of random, greedy, heuristic, search, search:N"
+        ) from None
+    return module.load_policy_agent(path, seed)

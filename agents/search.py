@@ -1,0 +1,392 @@
+"""The search bot: determinized Monte Carlo over the tiles it cannot see.
+
+For each decision with a choice it repeats: deal the hidden tiles (every tile
+not in its hand or the layout) into the other hands and the boneyard, in the
+sizes the view shows and never giving a seat a value it is known to lack
+(:func:`sample_hidden`); then, from that one deal, play every candidate action
+and the rest of the round with a fast rollout policy (:class:`Playout`), so
+the candidates are compared on the same luck. The candidate with the best mean
+outcome is played. An outcome is the own side's points gained over the rest
+of the round (hand award included) minus the opponents' mean gain, plus
+``WIN_BONUS`` if the match is won in the rollout (minus it if lost).
+
+Rollout policies (every seat plays the same one, with all tiles of the deal known):
+- ``guarded`` (default): most points now minus the best answer the next seat
+  could make with its hand, then the heaviest tile;
+- ``greedy``: most points now, then the heaviest tile (about 4x cheaper).
+
+Budget: ``simulations`` rollouts per decision, shared evenly among the
+candidates (deterministic for a seed), or ``time_limit`` seconds per decision
+(as many deals as fit, at least one). A decision with a single legal action
+costs no search.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from allfives_env.core import PIPS, SeatView
+from allfives_env.core.layout import Layout
+from allfives_env.core.scoring import RoundResult, block_award, domino_award
+from allfives_env.core.tiles import OTHER_HALF, SUIT_MASK
+
+from .base import Agent
+from .greedy import total_after
+from .heuristic import ALL_TILES, lacked_tiles
+
+DEFAULT_SIMULATIONS = 240
+ROLLOUTS = ("guarded", "greedy")
+WIN_BONUS = 100.0  # outcome value of winning the match inside a rollout, in points
+SAMPLE_TRIES = 50  # random fills tried before the exact (matching) fill
+
+
+class SamplingError(ValueError):
+    """No deal of the hidden tiles agrees with the view (the view is inconsistent)."""
+
+
+def sample_hidden(view: SeatView, rng: random.Random) -> tuple[list[int], tuple[int, ...]]:
+    """Deal the tiles ``view`` cannot see: (hand masks for every seat, boneyard in draw order).
+
+    Hand sizes and the boneyard size follow the view; a seat known to lack a
+    value gets no tile showing it. The most constrained seats are filled first,
+    each uniformly from the tiles it may hold; if that dead-ends (rare) a few
+    times, an exact matching finds a consistent deal, and SamplingError is
+    raised only if none exists.
+    """
+    hidden = ALL_TILES & ~view.hand & ~view.layout.played
+    others = [s for s in range(len(view.hand_counts)) if s != view.seat]
+    need = sum(view.hand_counts[s] for s in others) + view.boneyard_left
+    if hidden.bit_count() != need:
+        raise SamplingError(f"{hidden.bit_count()} tiles are hidden but the other hands and boneyard hold {need}")
+    allowed = {s: hidden & ~lacked_tiles(view.lacks[s]) for s in others}
+    constrained = sorted((s for s in others if allowed[s] != hidden), key=lambda s: allowed[s].bit_count())
+    free = [s for s in others if allowed[s] == hidden]
+    for _ in range(SAMPLE_TRIES):
+        hands = _fill(view, rng, hidden, allowed, constrained, free)
+        if hands is not None:
+            return hands
+    return _fill_exact(view, rng, hidden, allowed, others)
+
+
+def _tiles(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _fill(view, rng, hidden, allowed, constrained, free):
+    hands = [0] * len(view.hand_counts)
+    hands[view.seat] = view.hand
+    pool = hidden
+    for seat in constrained:
+        choices = _tiles(pool & allowed[seat])
+        count = view.hand_counts[seat]
+        if len(choices) < count:
+            return None
+        for tile in rng.sample(choices, count):
+            hands[seat] |= 1 << tile
+        pool &= ~hands[seat]
+    rest = _tiles(pool)
+    rng.shuffle(rest)
+    start = 0
+    for seat in free:
+        count = view.hand_counts[seat]
+        for tile in rest[start : start + count]:
+            hands[seat] |= 1 << tile
+        start += count
+    return hands, tuple(rest[start:])
+
+
+def _fill_exact(view, rng, hidden, allowed, others):
+    """Bipartite matching of hidden tiles to places (hand positions and boneyard positions)."""
+    places = [s for s in others for _ in range(view.hand_counts[s])] + [-1] * view.boneyard_left
+    tiles = _tiles(hidden)
+    rng.shuffle(tiles)
+    rng.shuffle(places)
+    holder = [-1] * len(places)  # place index -> tile index
+
+    def fits(tile: int, place: int) -> bool:
+        seat = places[place]
+        return seat < 0 or allowed[seat] >> tile & 1
+
+    def augment(t: int, seen: set[int]) -> bool:
+        for place in range(len(places)):
+            if place not in seen and fits(tiles[t], place):
+                seen.add(place)
+                if holder[place] < 0 or augment(holder[place], seen):
+                    holder[place] = t
+                    return True
+        return False
+
+    for t in range(len(tiles)):
+        if not augment(t, set()):
+            raise SamplingError("no deal of the hidden tiles respects every seat's known lacks")
+    hands = [0] * len(view.hand_counts)
+    hands[view.seat] = view.hand
+    boneyard = []
+    for place, t in enumerate(holder):
+        if places[place] < 0:
+            boneyard.append(tiles[t])
+        else:
+            hands[places[place]] |= 1 << tiles[t]
+    rng.shuffle(boneyard)
+    return hands, tuple(boneyard)
+
+
+def best_placement(layout: Layout, fit: int) -> int:
+    """The rollout policy: the placement of a tile in ``fit`` scoring most now, then the heaviest tile.
+
+    Ties go to the lowest action id, so the policy is a pure function of the position.
+    """
+    values = layout.values
+    best, best_key = -1, -1
+    for slot in range(4):
+        v = values[slot]
+        if v < 0:
+            continue
+        tiles = fit & SUIT_MASK[v]
+        while tiles:
+            low = tiles & -tiles
+            tiles ^= low
+            action = (low.bit_length() - 1) * 4 + slot
+            total = total_after(layout, action)
+            key = PIPS[action >> 2] + (total * 64 if total % 5 == 0 else 0)
+            if key > best_key or key == best_key and action < best:
+                best, best_key = action, key
+    return best
+
+
+def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
+    """A stronger rollout policy: points now minus the best the next seat could answer with ``reply_hand``."""
+    values = layout.values
+    best, best_key = -1, None
+    for slot in range(4):
+        v = values[slot]
+        if v < 0:
+            continue
+        tiles = fit & SUIT_MASK[v]
+        while tiles:
+            low = tiles & -tiles
+            tiles ^= low
+            tile = low.bit_length() - 1
+            after = layout.copy()
+            after.place(tile, slot)
+            total = after.end_total
+            points = total if total % 5 == 0 else 0
+            reply = 0
+            answers = reply_hand & _playable(after)
+            while answers:
+                low = answers & -answers
+                answers ^= low
+                t = low.bit_length() - 1
+                for s in range(4):
+                    w = after.values[s]
+                    if w >= 0 and OTHER_HALF[t][w] >= 0:
+                        r = total_after(after, t * 4 + s)
+                        if r % 5 == 0 and r > reply:
+                            reply = r
+            key = (points - reply) * 64 + PIPS[tile]
+            action = tile * 4 + slot
+            if best_key is None or key > best_key or key == best_key and action < best:
+                best, best_key = action, key
+    return best
+
+
+def rollout_action(layout: Layout, fit: int, answers: int, guarded: bool = True) -> int:
+    """The rollout policy's placement among the tiles in ``fit``; ``answers`` is the next seat's hand."""
+    return guarded_placement(layout, fit, answers) if guarded else best_placement(layout, fit)
+
+
+def _playable(layout: Layout) -> int:
+    mask = 0
+    for v in layout.values:
+        if v >= 0:
+            mask |= SUIT_MASK[v]
+    return mask
+
+
+class Playout:
+    """The rest of a round with every tile known, played out quickly by the rollout policy.
+
+    A lean copy of what :class:`State` does within a round (the same
+    :class:`Layout` and the same award functions), without the legality
+    checks, move log and next-round deal a search does not need. The tests
+    check it against :class:`State` move for move.
+    """
+
+    __slots__ = (
+        "rules",
+        "hands",
+        "boneyard",
+        "pos",
+        "layout",
+        "scores",
+        "to_act",
+        "drawn",
+        "over",
+        "winners",
+        "guarded",
+    )
+
+    @classmethod
+    def from_view(
+        cls, view: SeatView, hands: list[int], boneyard: tuple[int, ...], rollout: str = "guarded"
+    ) -> Playout:
+        play = cls.__new__(cls)
+        play.guarded = rollout == "guarded"
+        play.rules = view.rules
+        play.hands = list(hands)
+        play.boneyard = boneyard
+        play.pos = 0
+        play.layout = view.layout.copy()
+        play.scores = list(view.scores)
+        play.to_act = view.to_act
+        play.drawn = view.drawn
+        play.over = False
+        play.winners = ()
+        return play
+
+    def copy(self) -> Playout:
+        play = Playout.__new__(Playout)
+        play.guarded = self.guarded
+        play.rules = self.rules
+        play.hands = self.hands[:]
+        play.boneyard = self.boneyard
+        play.pos = self.pos
+        play.layout = self.layout.copy()
+        play.scores = self.scores[:]
+        play.to_act = self.to_act
+        play.drawn = self.drawn
+        play.over = self.over
+        play.winners = self.winners
+        return play
+
+    def step(self) -> None:
+        """One action of the acting seat under the rollout policy."""
+        seat = self.to_act
+        playable = _playable(self.layout)
+        fit = 1 << self.drawn if self.drawn >= 0 else self.hands[seat] & playable
+        if fit:
+            answers = self.hands[(seat + 1) % self.rules.num_players]
+            self.place(seat, rollout_action(self.layout, fit, answers, self.guarded))
+        elif self.pos < len(self.boneyard):
+            self.draw(seat, playable)
+        else:
+            self.to_act = (seat + 1) % self.rules.num_players
+
+    def run(self) -> None:
+        """Play to the end of the round (or of the match)."""
+        while not self.over:
+            self.step()
+
+    def draw(self, seat: int, playable: int) -> None:
+        tile = self.boneyard[self.pos]
+        self.pos += 1
+        self.hands[seat] |= 1 << tile
+        if playable >> tile & 1:
+            self.drawn = tile
+        elif self.pos == len(self.boneyard) and self.blocked(playable):
+            self.end_round(block_award(self.rules, self.seat_pips()))
+
+    def place(self, seat: int, action: int) -> None:
+        tile = action >> 2
+        self.hands[seat] &= ~(1 << tile)
+        self.drawn = -1
+        layout = self.layout
+        layout.place(tile, action & 3)
+        total = layout.end_total
+        rules = self.rules
+        if total > 0 and total % 5 == 0:
+            side = rules.side_of[seat]
+            self.scores[side] += total
+            if self.scores[side] >= rules.target:
+                self.over, self.winners = True, (side,)
+                return
+        if not self.hands[seat]:
+            self.end_round(domino_award(rules, seat, self.seat_pips()))
+        elif self.pos == len(self.boneyard) and self.blocked(_playable(self.layout)):
+            self.end_round(block_award(rules, self.seat_pips()))
+        else:
+            self.to_act = (seat + 1) % rules.num_players
+
+    def blocked(self, playable: int) -> bool:
+        held = 0
+        for hand in self.hands:
+            held |= hand
+        return not held & playable
+
+    def seat_pips(self) -> list[int]:
+        return [sum(PIPS[t] for t in _tiles(hand)) for hand in self.hands]
+
+    def end_round(self, result: RoundResult) -> None:
+        self.over = True
+        scores = self.scores
+        for side, gain in enumerate(result.gains):
+            scores[side] += gain
+        target = self.rules.target
+        reached = [side for side, score in enumerate(scores) if score >= target]
+        if reached:
+            best = max(scores[side] for side in reached)
+            self.winners = tuple(side for side in reached if scores[side] == best)
+
+    def value(self, side: int, root_scores: tuple) -> float:
+        """The outcome for ``side``: its gain since the root minus the opponents' mean gain, plus the match result."""
+        gains = [now - before for now, before in zip(self.scores, root_scores, strict=True)]
+        value = gains[side] - (sum(gains) - gains[side]) / (len(gains) - 1)
+        if self.winners:
+            value += WIN_BONUS / len(self.winners) if side in self.winners else -WIN_BONUS
+        return value
+
+
+class SearchAgent(Agent):
+    """Determinized Monte Carlo with fast rollouts; see the module docstring."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        time_limit: float | None = None,
+        rollout: str = "guarded",
+    ) -> None:
+        super().__init__(seed)
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"simulations={simulations!r} is not allowed; allowed: a positive whole number")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit={time_limit!r} is not allowed; allowed: None or a positive number of seconds")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout={rollout!r} is not a rollout policy; allowed: {', '.join(map(repr, ROLLOUTS))}")
+        self.simulations = simulations
+        self.time_limit = time_limit
+        self.rollout = rollout
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        values = self.evaluate(view)
+        return legal[values.index(max(values))]
+
+    def evaluate(self, view: SeatView) -> list[float]:
+        """Mean rollout outcome of each of ``view.legal``, in that order."""
+        legal = view.legal
+        side = view.rules.side_of[view.seat]
+        totals = [0.0] * len(legal)
+        deals = max(1, self.simulations // len(legal))
+        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        done = 0
+        while done < deals if deadline is None else done == 0 or time.perf_counter() < deadline:
+            hands, boneyard = sample_hidden(view, self.rng)
+            root = Playout.from_view(view, hands, boneyard, self.rollout)
+            for i, action in enumerate(legal):
+                play = root.copy()
+                play.place(view.seat, action)
+                play.run()
+                totals[i] += play.value(side, view.scores)
+            done += 1
+        return [total / done for total in totals]

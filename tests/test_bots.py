@@ -1,0 +1,272 @@
+"""The baseline bots: legal moves only, greedy's choice, determinism, no peeking, the sampler and the registry."""
+
+from __future__ import annotations
+
+import random
+import sys
+import types
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import AGENT_NAMES, GreedyAgent, HeuristicAgent, RandomAgent, SearchAgent, make_agent
+from agents.greedy import points_after, total_after
+from agents.heuristic import lacked_tiles
+from agents.search import Playout, SamplingError, _fill_exact, rollout_action, sample_hidden
+from allfives_env.core import DRAW, PIPS, Deal, State, make_rules, tile_from_text
+from allfives_env.core.tiles import SUIT_MASK, mask_to_tiles
+
+CONFIGS = [
+    dict(rules="pagat", num_players=2),
+    dict(rules="pagat", num_players=3),
+    dict(rules="pagat", num_players=4),
+    dict(rules="fives", num_players=2),
+    dict(rules="fives", num_players=2, opening="descending"),
+    dict(rules="fives", num_players=3),
+    dict(rules="fives", num_players=4),
+    dict(rules="fives", num_players=4, partnerships=True),
+]
+ALL_TILES = (1 << 28) - 1
+
+
+def bots(seed: int = 0) -> list:
+    return [RandomAgent(seed), GreedyAgent(seed), HeuristicAgent(seed), SearchAgent(seed, simulations=6)]
+
+
+def positions(config: dict, seeds: range, policy_seed: int = 0, target: int | None = None):
+    """(state, view of the acting seat) at every decision of random-play matches."""
+    rng = random.Random(policy_seed)
+    for seed in seeds:
+        state = State(make_rules(**config, target=target), seed=seed)
+        while not state.finished:
+            yield state, state.view(state.to_act)
+            state.apply(rng.choice(state.legal_actions()))
+
+
+def public(view) -> tuple:
+    """Everything in a view, the layout compared by content."""
+    layout = view.layout
+    fields = tuple(value for name, value in view._asdict().items() if name != "layout")
+    return fields + (tuple(layout.values), tuple(layout.counts), layout.played, layout.spinner, layout.lead)
+
+
+def hidden_swapped(state: State, rng: random.Random) -> State:
+    """A copy of ``state`` whose tiles unseen by the acting seat are dealt again, all counts kept."""
+    seat = state.to_act
+    other = state.clone()
+    others = [s for s in range(state.rules.num_players) if s != seat]
+    unseen = [t for s in others for t in mask_to_tiles(state.hands[s])] + list(state.boneyard[state.bone_pos :])
+    rng.shuffle(unseen)
+    for s in others:
+        count = state.hands[s].bit_count()
+        other.hands[s] = sum(1 << t for t in unseen[:count])
+        unseen = unseen[count:]
+    other.boneyard = state.boneyard[: state.bone_pos] + tuple(unseen)
+    other._legal = None
+    return other
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_every_bot_plays_only_legal_actions(config):
+    players = bots(seed=3)
+    checked = 0
+    for _, view in positions(config, range(4), target=100):
+        for bot in players:
+            assert bot.act(view) in view.legal, (bot, view)
+        checked += len(view.legal) > 1
+    assert checked > 50
+
+
+def test_greedy_takes_the_most_points_in_a_built_position():
+    # Lead 3-6 (9, nothing). Seat 1 can score 15 with 6-6 on the 6 end; 6-4 and 3-2 score nothing.
+    tiles = [tile_from_text(t) for t in ("3-6", "0-0", "0-1", "0-2", "1-1", "1-2", "0-3", "0-4", "0-5")]
+    other = [tile_from_text(t) for t in ("6-6", "6-4", "3-2", "1-4", "1-5", "2-2", "2-4", "2-5", "4-4")]
+    rest = [t for t in range(28) if t not in tiles + other]
+    deal = Deal((tuple(tiles), tuple(other)), tuple(rest), 0)
+    state = State(make_rules(), deals={0: deal})
+    state.apply(tile_from_text("3-6") * 4)
+    view = state.view(1)
+    assert GreedyAgent(0).act(view) == tile_from_text("6-6") * 4 + 1  # E: the 6 end
+
+
+def test_greedy_choice_has_the_most_points_then_the_most_pips():
+    greedy = GreedyAgent(0)
+    for _, view in positions(dict(rules="pagat", num_players=2), range(3)):
+        choice = greedy.act(view)
+        if choice >= DRAW:
+            assert view.legal == (choice,)
+            continue
+
+        def key(a, view=view):
+            layout = view.layout.copy()
+            layout.place(a >> 2, a & 3)
+            total = layout.end_total
+            return (total if total % 5 == 0 else 0, PIPS[a >> 2])
+
+        assert key(choice) == max(key(a) for a in view.legal)
+
+
+def test_total_after_matches_placing_on_a_copy():
+    for config in CONFIGS[:4]:
+        for _, view in positions(config, range(3)):
+            for action in view.legal:
+                if action < DRAW:
+                    layout = view.layout.copy()
+                    layout.place(action >> 2, action & 3)
+                    assert total_after(view.layout, action) == layout.end_total
+                    assert points_after(view.layout, action) == (layout.end_total if layout.end_total % 5 == 0 else 0)
+
+
+@pytest.mark.parametrize("make", [lambda s: HeuristicAgent(s), lambda s: SearchAgent(s, simulations=20)])
+def test_fixed_seed_bots_are_deterministic(make):
+    views = [view for _, view in positions(dict(rules="pagat", num_players=3), range(2)) if len(view.legal) > 1]
+    first, second = make(11), make(11)
+    choices = [first.act(v) for v in views]
+    assert choices == [second.act(v) for v in views]
+    first.reset(11)
+    assert choices == [first.act(v) for v in views]
+
+
+@pytest.mark.parametrize("config", CONFIGS[:4] + CONFIGS[7:], ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_no_bot_reads_hidden_tiles(config):
+    """Dealing again the tiles the acting seat cannot see never changes its view or any bot's choice."""
+    rng = random.Random(5)
+    changed = compared = 0
+    for state, view in positions(config, range(2), target=80):
+        if len(view.legal) < 2:
+            continue
+        twin = hidden_swapped(state, rng)
+        twin_view = twin.view(twin.to_act)
+        assert public(twin_view) == public(view)
+        changed += twin.hands != state.hands
+        for make in (RandomAgent, GreedyAgent, HeuristicAgent, lambda s: SearchAgent(s, simulations=12)):
+            a, b = make(7), make(7)
+            assert a.act(view) == b.act(twin_view)
+        compared += 1
+    assert compared > 20 and changed > compared // 2
+
+
+def check_sample(view, hands, boneyard) -> None:
+    assert hands[view.seat] == view.hand
+    assert [h.bit_count() for h in hands] == list(view.hand_counts)
+    assert len(boneyard) == view.boneyard_left == len(set(boneyard))
+    everything = view.layout.played
+    for hand in hands:
+        assert not everything & hand
+        everything |= hand
+    for tile in boneyard:
+        assert not everything >> tile & 1
+        everything |= 1 << tile
+    assert everything == ALL_TILES
+    for seat, lacks in enumerate(view.lacks):
+        if seat != view.seat:
+            for v in range(7):
+                if lacks >> v & 1:
+                    assert not hands[seat] & SUIT_MASK[v], (seat, v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    config=st.sampled_from(CONFIGS),
+    seed=st.integers(0, 10_000),
+    moves=st.integers(0, 60),
+    sample_seed=st.integers(0, 2**32),
+)
+def test_sampler_respects_counts_and_lacks(config, seed, moves, sample_seed):
+    state = State(make_rules(**config), seed=seed)
+    greedy = GreedyAgent(seed)  # greedy play draws and passes often, so lacks are common
+    for _ in range(moves):
+        if state.finished:
+            break
+        state.apply(greedy.act(state.view(state.to_act)))
+    if state.finished:
+        return
+    view = state.view(state.to_act)
+    rng = random.Random(sample_seed)
+    check_sample(view, *sample_hidden(view, rng))
+    others = [s for s in range(len(view.hand_counts)) if s != view.seat]
+    hidden = ALL_TILES & ~view.hand & ~view.layout.played
+    allowed = {s: hidden & ~lacked_tiles(view.lacks[s]) for s in others}
+    check_sample(view, *_fill_exact(view, rng, hidden, allowed, others))
+
+
+def test_sampler_refuses_a_view_no_deal_agrees_with():
+    for _, view in positions(dict(rules="pagat", num_players=2), range(1)):
+        if view.hand_counts[1 - view.seat] > view.boneyard_left and view.layout.lead >= 0:
+            lacks = list(view.lacks)
+            lacks[1 - view.seat] = 0b1111111  # the opponent holds tiles but could hold none of them
+            with pytest.raises(SamplingError, match="lacks"):
+                sample_hidden(view._replace(lacks=tuple(lacks)), random.Random(0))
+            return
+    pytest.fail("no suitable position found")
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_playout_follows_the_engine(config, guarded):
+    """The search's lean round simulator ends every round exactly as the engine does under the same policy."""
+    rng = random.Random(2)
+    checked = 0
+    for state, view in positions(config, range(2), target=120):
+        if rng.random() > 0.2 or view.layout.lead < 0:  # a rollout starts after the searched action
+            continue
+        seat = view.seat
+        rollout = "guarded" if guarded else "greedy"
+        play = Playout.from_view(view, state.hands, state.boneyard[state.bone_pos :], rollout)
+        play.run()
+        engine = state.clone()
+        while not engine.finished and engine.round_index == state.round_index:
+            legal = engine.legal_actions()
+            if legal[0] >= DRAW:
+                engine.apply(legal[0])
+            else:
+                fit = sum(1 << t for t in {a >> 2 for a in legal})
+                answers = engine.hands[(engine.to_act + 1) % engine.rules.num_players]
+                engine.apply(rollout_action(engine.layout, fit, answers, guarded))
+        assert play.scores == engine.scores, (seat, state)
+        assert play.winners == engine.winners
+        checked += 1
+    assert checked > 10
+
+
+def test_search_budget_options_are_checked():
+    with pytest.raises(ValueError, match="simulations"):
+        SearchAgent(simulations=0)
+    with pytest.raises(ValueError, match="time_limit"):
+        SearchAgent(time_limit=-1)
+    with pytest.raises(ValueError, match="rollout"):
+        SearchAgent(rollout="perfect")
+    with pytest.raises(ValueError, match="heuristic weights"):
+        HeuristicAgent(weights={"nonsense": 1.0})
+
+
+def test_make_agent_builds_every_bot():
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("greedy", seed=1), GreedyAgent)
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    assert make_agent("search:37").simulations == 37
+    assert make_agent("search", seed=4).rng.random() == SearchAgent(seed=4).rng.random()
+    assert {"random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained"} <= set(AGENT_NAMES)
+
+
+@pytest.mark.parametrize("spec", ["", "randm", "search:", "search:0", "search:-3", "search:many", "greedy:2", None, 3])
+def test_make_agent_refuses_unknown_specs(spec):
+    with pytest.raises(ValueError, match="allowed|search:N|positive"):
+        make_agent(spec)
+
+
+def test_make_agent_hands_policies_to_the_policy_module(monkeypatch):
+    calls = []
+    fake = types.ModuleType("agents.policy_agent")
+    fake.load_policy_agent = lambda path, seed: calls.append((path, seed)) or RandomAgent(seed)
+    monkeypatch.setitem(sys.modules, "agents.policy_agent", fake)
+    make_agent("checkpoint:runs/best.pt", seed=3)
+    make_agent("trained", seed=4)
+    assert calls == [("runs/best.pt", 3), (None, 4)]
+
+
+def test_make_agent_explains_a_missing_policy_module(monkeypatch):
+    monkeypatch.setitem(sys.modules, "agents.policy_agent", None)
+    with pytest.raises(ValueError, match="policy_agent"):
+        make_agent("checkpoint:best.pt")
