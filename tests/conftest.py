@@ -88,10 +88,24 @@ def hand_text(state: State, seat: int) -> str:
     return " ".join(TILE_TEXT[t] for t in state.hand_tiles(seat))
 
 
+#: No real match comes near this many actions; a loop that gets there has found a core that never ends a round.
+MAX_ACTIONS = 100_000
+
+
 def play_random(state: State, rng: random.Random, limit: int | None = None) -> State:
     """Play uniformly random legal actions until the match ends (or ``limit`` actions)."""
     taken = 0
     while not state.finished and (limit is None or taken < limit):
         state.apply(rng.choice(state.legal_actions()))
         taken += 1
+        assert taken < MAX_ACTIONS, "the match does not end"
     return state
+
+
+def play_random_round(state: State, rng: random.Random) -> None:
+    """Play uniformly random legal actions to the end of the current round."""
+    index, taken = state.round_index, 0
+    while not state.finished and state.round_index == index:
+        state.apply(rng.choice(state.legal_actions()))
+        taken += 1
+        assert taken < 1_000, "the round does not end"

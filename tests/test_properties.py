@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 
+from conftest import MAX_ACTIONS, play_random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -292,6 +293,7 @@ def play_checked(state: State, rng: random.Random) -> int:
         state.apply(action)
         ended = ref.apply(action)
         decisions += 1
+        assert decisions < MAX_ACTIONS, "the match does not end"
         check_tiles(state)
         assert state.scores == ref.scores
         delta = [after - b for after, b in zip(state.scores, before, strict=True)]
@@ -341,6 +343,7 @@ def test_records_replay_to_the_same_scores(match, cut):
     while not probe.finished:
         probe.apply(rng.choice(probe.legal_actions()))
         length += 1
+        assert length < MAX_ACTIONS, "the match does not end"
     rng = random.Random(policy)
     state = new_state(setting, seed, target)
     stop = length if cut > 0.8 else int(cut * length)
@@ -378,8 +381,7 @@ def test_same_seed_same_deals_whatever_is_played(match, other_policy):
 
 
 def play_random_to_end(state: State, rng: random.Random) -> None:
-    while not state.finished:
-        state.apply(rng.choice(state.legal_actions()))
+    play_random(state, rng)
 
 
 @settings(max_examples=1500, deadline=None)

@@ -9,7 +9,7 @@ import random
 from typing import NamedTuple
 
 import pytest
-from conftest import deal, fill_deal, fixed_state, play, snapshot
+from conftest import deal, fill_deal, fixed_state, play, play_random_round, snapshot
 
 from allfives_env.core import (
     DRAW,
@@ -628,10 +628,15 @@ def test_fives_winner_leads_any_tile(name, leader):
     assert state.legal_actions() == sorted(t * 4 for t in state.deal.hands[leader])
 
 
-def test_fives_partnership_block_leader_tie_is_a_lot():
+def test_fives_partnership_block_leader_has_fewer_pips_ties_by_lot():
     rules = make_rules("fives", 4, partnerships=True)
+    hands = fill_deal(rules, [], 0).hands
+    block = RoundResult("block", 1, 15, (0, 15), seat_pips=(15, 6, 10, 5))
+    assert allowed_leaders(rules, 1, hands, block) == ((3,), -1)
     block = RoundResult("block", 1, 15, (0, 15), seat_pips=(15, 5, 10, 5))
-    assert allowed_leaders(rules, 1, fill_deal(rules, [], 0).hands, block) == ((1, 3), -1)
+    assert allowed_leaders(rules, 1, hands, block) == ((1, 3), -1)
+    domino = RoundResult("domino", 0, 10, (10, 0), domino_seat=2, seat_pips=(1, 4, 0, 6))
+    assert allowed_leaders(rules, 1, hands, domino) == ((2,), -1)
 
 
 @pytest.mark.parametrize("name", ["fives2_block_tie", "fives4_block_tie", "fives3_two_tied"])
@@ -691,8 +696,7 @@ def test_fives_descending_over_more_than_seven_rounds(num_players, partnerships)
         assert double in state.deal.hands[state.to_act]
         assert state.legal_actions() == [double * 4]
         openers.add(state.to_act)
-        while state.round_index == r:
-            state.apply(rng.choice(state.legal_actions()))
+        play_random_round(state, rng)
     assert len(openers) > 1
 
 
@@ -700,15 +704,14 @@ def test_fives_winners_choice_over_more_than_seven_rounds():
     rules = make_rules("fives", 3, target=100_000)
     state = State(rules, seed=3)
     rng = random.Random(3)
-    for r in range(12):
+    for _ in range(12):
         previous = state.past[-1].result if state.past else None
         if previous is None or previous.winner is None:
             _assert_round_one_rule(state)
         else:
             assert state.to_act == previous.domino_seat if previous.end == "domino" else state.to_act == previous.winner
             assert len(state.legal_actions()) == state.rules.hand_size
-        while state.round_index == r:
-            state.apply(rng.choice(state.legal_actions()))
+        play_random_round(state, rng)
 
 
 # -- deals -------------------------------------------------------------------------------------
