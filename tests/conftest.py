@@ -88,17 +88,20 @@ def hand_text(state: State, seat: int) -> str:
     return " ".join(TILE_TEXT[t] for t in state.hand_tiles(seat))
 
 
-#: No real match comes near this many actions; a loop that gets there has found a core that never ends a round.
-MAX_ACTIONS = 100_000
+#: A round has at most 28 placements, 14 draws and fewer than 4 passes between two placements;
+#: a loop past this many actions in one round has found a core that never ends it.
+MAX_ROUND_ACTIONS = 300
 
 
 def play_random(state: State, rng: random.Random, limit: int | None = None) -> State:
     """Play uniformly random legal actions until the match ends (or ``limit`` actions)."""
-    taken = 0
+    taken = in_round = 0
     while not state.finished and (limit is None or taken < limit):
+        index = state.round_index
         state.apply(rng.choice(state.legal_actions()))
         taken += 1
-        assert taken < MAX_ACTIONS, "the match does not end"
+        in_round = in_round + 1 if state.round_index == index else 0
+        assert in_round < MAX_ROUND_ACTIONS, "the round does not end"
     return state
 
 
@@ -108,4 +111,4 @@ def play_random_round(state: State, rng: random.Random) -> None:
     while not state.finished and state.round_index == index:
         state.apply(rng.choice(state.legal_actions()))
         taken += 1
-        assert taken < 1_000, "the round does not end"
+        assert taken < MAX_ROUND_ACTIONS, "the round does not end"
