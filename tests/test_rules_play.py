@@ -767,6 +767,15 @@ def test_make_rules_refuses_bad_options(kwargs, word):
         make_rules(**kwargs)
 
 
+def test_make_rules_normalizes_whole_player_counts():
+    import numpy as np
+
+    assert make_rules("fives", 3.0).num_players == 3 and type(make_rules("fives", 3.0).num_players) is int
+    assert make_rules("fives", np.int64(4)).side_of == (0, 1, 2, 3)
+    with pytest.raises(ValueError, match="num_players"):
+        make_rules("fives", 2.5)
+
+
 def test_make_rules_defaults():
     assert make_rules("pagat", 4).partnerships is True
     assert make_rules("fives", 4).partnerships is False

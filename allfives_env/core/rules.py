@@ -72,6 +72,7 @@ def make_rules(
         raise ValueError(f"rules={rules!r} is not a rule set; allowed: {', '.join(map(repr, RULE_SETS))}")
     if isinstance(num_players, bool) or num_players not in (2, 3, 4):
         raise ValueError(f"num_players={num_players!r} is not allowed; allowed: 2, 3 or 4")
+    num_players = int(num_players)  # 3.0 or a numpy integer: a plain int, so seat ranges work
     if partnerships is None:
         partnerships = rules == "pagat" and num_players == 4
     if not isinstance(partnerships, bool):
