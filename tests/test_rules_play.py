@@ -536,23 +536,21 @@ def test_pass_only_on_an_empty_boneyard():
 
 
 @pytest.mark.parametrize("prefix", [0, 1, 5, 15, 16])
-@pytest.mark.parametrize("bad", [DRAW, PASS, 27 * 4 + 2, 999, -1, "5-5"])
-def test_illegal_action_names_it_and_leaves_the_state(prefix, bad):
+def test_illegal_action_names_it_and_leaves_the_state(prefix):
     scenario = SCENARIOS["pagat2_domino_13"]
     state = scenario.state()
     play(state, ", ".join(a.strip() for a in scenario.actions.split(",")[:prefix]))
     legal = state.legal_actions()
-    if bad in legal:
-        pytest.skip("legal here")
-    before = snapshot(state)
-    with pytest.raises(IllegalActionError) as err:
-        state.apply(bad)
-    message = str(err.value)
-    assert str(bad) in message
-    for action in legal:
-        assert str(action) in message and state.action_text(action) in message
-    assert snapshot(state) == before
-    assert state.legal_actions() == legal
+    for bad in [a for a in (DRAW, PASS, 27 * 4 + 2, 999, -1, "5-5") if a not in legal]:
+        before = snapshot(state)
+        with pytest.raises(IllegalActionError) as err:
+            state.apply(bad)
+        message = str(err.value)
+        assert str(bad) in message
+        for action in legal:
+            assert str(action) in message and state.action_text(action) in message
+        assert snapshot(state) == before
+        assert state.legal_actions() == legal
 
 
 def test_ambiguous_bare_placement_is_refused():
