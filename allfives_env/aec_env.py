@@ -66,19 +66,6 @@ class _Mirrored:
             wrapper.__dict__[self.name] = value
 
 
-class _OneRound(State):
-    """A match that stops when its first round ends, the table left as it ended (episode="round")."""
-
-    __slots__ = ()
-
-    def _start_round(self, index, previous) -> None:
-        if index == 0:
-            super()._start_round(index, previous)
-            return
-        self.finished = True
-        self._legal = []
-
-
 def _choice(name: str, value: Any, allowed: tuple) -> Any:
     if isinstance(value, str) and value in allowed:
         return value
@@ -217,8 +204,9 @@ class raw_env(AECEnv):
             if self._np_random is None:
                 self._np_random = np.random.default_rng()
             match_seed = int(self._np_random.integers(2**63))
-        kind = _OneRound if self.episode == "round" else State
-        self._state = kind(self.game_rules, seed=match_seed, deals=deals)
+        self._state = State(
+            self.game_rules, seed=match_seed, deals=deals, round_limit=1 if self.episode == "round" else None
+        )
         self.match_seed = match_seed
         if self.auto_forced:
             self._play_forced()

@@ -122,19 +122,6 @@ def _make_seats(opponents: Any, count: int) -> list[_Seat]:
     return [_make_seat(opponents, seed=i) for i in range(count)]
 
 
-class _FirstRoundOnly(State):
-    """A match that stops when its first round ends, the table left as it ended (episode="round")."""
-
-    __slots__ = ()
-
-    def _start_round(self, index, previous) -> None:
-        if index == 0:
-            super()._start_round(index, previous)
-            return
-        self.finished = True
-        self._legal = []
-
-
 def _as_index(action: Any) -> int | None:
     """An integer action (Python, NumPy scalar or 0-d array), else None; booleans are not actions."""
     if isinstance(action, (bool, np.bool_)):
@@ -250,13 +237,14 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         super().reset(seed=seed)
         rng = self.np_random
         match_seed = seed if seed is not None else int(rng.integers(2**63))
-        kind = _FirstRoundOnly if self.episode == "round" else State
         # A match that ends before the learner's first decision (only with tiny targets) is dealt again.
         for _ in range(100):
             self.learner = int(rng.integers(self.game_rules.num_players)) if learner == "random" else learner
             for opponent in self.seats:
                 opponent.reset(int(rng.integers(2**63)))
-            self.state = kind(self.game_rules, seed=match_seed, deals=deals)
+            self.state = State(
+                self.game_rules, seed=match_seed, deals=deals, round_limit=1 if self.episode == "round" else None
+            )
             self.match_seed = match_seed
             self._scores = list(self.state.scores)  # what is scored before the learner's first decision counts
             self._advance()

@@ -100,11 +100,28 @@ class State:
         "required_lead",
         "finished",
         "winners",
+        "round_limit",
         "_legal",
     )
 
-    def __init__(self, rules: Rules | None = None, seed: int = 0, deals: dict[int, Deal] | None = None) -> None:
-        """A new match. ``deals`` fixes the deals of chosen rounds (by index); others come from ``seed``."""
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seed: int = 0,
+        deals: dict[int, Deal] | None = None,
+        round_limit: int | None = None,
+    ) -> None:
+        """A new match. ``deals`` fixes the deals of chosen rounds (by index); others come from ``seed``.
+
+        ``round_limit`` stops play after that many rounds (single-round
+        episodes): the state is then ``finished`` with no ``winners`` unless
+        a side reached the target.
+        """
+        if round_limit is not None and (
+            isinstance(round_limit, bool) or not isinstance(round_limit, int) or round_limit < 1
+        ):
+            raise ValueError(f"round_limit={round_limit!r} is not allowed; allowed: None or a positive integer")
+        self.round_limit = round_limit
         self.rules = rules if rules is not None else make_rules()
         self.seed = seed
         self.fixed_deals = dict(deals or {})
@@ -136,6 +153,7 @@ class State:
         other.required_lead = self.required_lead
         other.finished = self.finished
         other.winners = self.winners
+        other.round_limit = self.round_limit
         other._legal = self._legal
         return other
 
@@ -159,6 +177,7 @@ class State:
         state.past = ()
         state.finished = False
         state.winners = ()
+        state.round_limit = None
         state.round_index = view.round_index
         state.deal = Deal(tuple(tuple(mask_to_tiles(h)) for h in hands), tuple(boneyard), view.leader)
         state.hands = list(hands)
@@ -335,8 +354,12 @@ class State:
         target = self.rules.target
         if any(score >= target for score in self.scores):
             self._finish_match(result)
+            return
+        self.past = self.past + (RoundLog(self.deal, self.round_moves(), result),)
+        if self.round_limit is not None and len(self.past) >= self.round_limit:
+            self.finished = True  # stopped, the table left as the round ended; no side won the match
+            self._legal = []
         else:
-            self.past = self.past + (RoundLog(self.deal, self.round_moves(), result),)
             self._start_round(self.round_index + 1, result)
 
     def _finish_match(self, result: RoundResult) -> None:
