@@ -39,3 +39,28 @@ def test_round_limit_survives_clone():
 def test_bad_round_limit_is_refused(bad):
     with pytest.raises(ValueError, match="round_limit"):
         State(make_rules(), round_limit=bad)
+
+
+def test_a_refused_later_deal_leaves_the_state_as_it_was():
+    from allfives_env.core import DealError, IllegalActionError  # noqa: F401
+
+    # Play round 0 of a seeded match to learn its moves, then give round 1 a
+    # deal whose leader the rules refuse (pagat: the seat that went out leads).
+    probe = State(make_rules(), seed=11)
+    chooser = random.Random(0)
+    while len(probe.past) == 0:
+        probe.apply(chooser.choice(probe.legal_actions()))
+    first = probe.past[0]
+    if first.result.domino_seat is None:
+        pytest.skip("this seed blocks round 0")
+    next_deal = probe.deal
+    wrong = type(next_deal)(next_deal.hands, next_deal.boneyard, 1 - first.result.domino_seat)
+    state = State(make_rules(), seed=11, deals={0: first.deal, 1: wrong})
+    for _seat, action in first.moves[:-1]:
+        state.apply(action)
+    before = (list(state.scores), list(state.hands), state.layout.end_total, list(state.moves), state.to_act)
+    with pytest.raises(DealError, match="leader"):
+        state.apply(first.moves[-1][1])
+    after = (list(state.scores), list(state.hands), state.layout.end_total, list(state.moves), state.to_act)
+    assert after == before
+    assert state.past == () and state.round_index == 0

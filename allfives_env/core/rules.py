@@ -83,8 +83,8 @@ def make_rules(
         raise ValueError("partnerships=False is not allowed: the pagat rule set requires partnerships at four players")
     if target is None:
         target = DEAL_TABLE[rules][num_players][2]
-    if isinstance(target, bool) or not isinstance(target, (int, float)) or not target > 0:
-        raise ValueError(f"target={target!r} is not allowed; allowed: a positive number of points")
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < float("inf"):
+        raise ValueError(f"target={target!r} is not allowed; allowed: a positive, finite number of points")
     if isinstance(target, float) and target.is_integer():
         target = int(target)
     if rules == "pagat":

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .deal import Deal, allowed_leaders, check_deal, seeded_deal
+from .deal import Deal, DealError, allowed_leaders, check_deal, seeded_deal
 from .layout import Layout
 from .rules import Rules, make_rules
 from .scoring import RoundResult, block_award, domino_award
@@ -293,6 +293,20 @@ class State:
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action))
         action = int(action)
+        if self.fixed_deals and self.round_index + 1 in self.fixed_deals:
+            # The next round's given deal is checked when this round ends; if the
+            # rules refuse it, the error must leave this state as it was.
+            before = self.clone()
+            try:
+                self._take(action)
+            except DealError:
+                for name in State.__slots__:
+                    setattr(self, name, getattr(before, name))
+                raise
+        else:
+            self._take(action)
+
+    def _take(self, action: int) -> None:
         seat = self.to_act
         self.moves.append(seat * 128 + action)
         self._legal = None
