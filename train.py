@@ -91,11 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     trainer = Trainer(cfg, run_dir, resume_from=path, progress=not args.no_progress)
     print(f"training in {run_dir} on {trainer.device} ({cfg['game']['rules']}, {cfg['game']['num_players']} players); "
           f"{cfg['train']['total_steps']:,} learning decisions", flush=True)  # fmt: skip
-    if not trainer.run(stop_after=args.stop_after_updates):
-        trainer.log.close()
-        print(f"stopped after update {trainer.iteration}; continue with: python train.py --resume {run_dir}")
-        return 0
-    out = trainer.finish()
+    try:
+        if not trainer.run(stop_after=args.stop_after_updates):
+            print(f"stopped after update {trainer.iteration}; continue with: python train.py --resume {run_dir}")
+            return 0
+        out = trainer.finish()
+    finally:
+        trainer.close()
     for key in ("checkpoint", "policy", "plot", "eval"):
         if key in out:
             print(f"{key}: {out[key]}")

@@ -65,7 +65,7 @@ def read_training_checkpoint(path: str | os.PathLike) -> dict:
     """A checkpoint that holds a whole training state (not just a policy), checked."""
     data = read_checkpoint(path)
     training = data.get("training")
-    needed = {"optimizer", "iteration", "steps", "pool", "rng", "config"}
+    needed = {"optimizer", "iteration", "imitated", "steps", "pool", "rng", "config"}
     if not isinstance(training, dict) or not needed <= set(training):
         raise CheckpointError(
             f"checkpoint {str(path)!r} holds a policy only, not a training state; "

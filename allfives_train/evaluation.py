@@ -13,14 +13,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import torch
-
 from agents.evaluate import derive_seed, evaluate
 from agents.policy_net import PolicyNet
 from agents.registry import make_agent
 from allfives_env.core import Rules
 
-from .rollout import CURRENT, MatchSpec, RolloutWorker
+from .parallel import RolloutPool
+from .rollout import CURRENT, MatchSpec
 
 
 def duplicate_specs(rules: Rules, baseline: str, matches: int, seed: int) -> list[MatchSpec]:
@@ -33,17 +32,16 @@ def duplicate_specs(rules: Rules, baseline: str, matches: int, seed: int) -> lis
                 CURRENT if rules.side_of[s] == side else make_agent(baseline, derive_seed(seed, baseline, k, side, s))
                 for s in range(rules.num_players)
             ]
-            specs.append(MatchSpec(deal_seed, controls, baseline))
+            specs.append(MatchSpec(deal_seed, controls, baseline, derive_seed(seed, "sample", k, side)))
     return specs
 
 
-def quick_eval(worker: RolloutWorker, net: PolicyNet, baseline: str, matches: int, seed: int) -> tuple[float, float]:
+def quick_eval(rollouts: RolloutPool, net: PolicyNet, baseline: str, matches: int, seed: int) -> tuple[float, float]:
     """The network's match win rate against ``baseline`` and the half-width of its 95% interval."""
-    specs = duplicate_specs(worker.rules, baseline, matches, seed)
+    specs = duplicate_specs(rollouts.worker.rules, baseline, matches, seed)
     was_training = net.training
     net.eval()
-    with torch.no_grad():
-        _, results = worker.play(specs, net, None, None, learn=False)
+    _, results = rollouts.play(specs, net, None, learn=False)
     net.train(was_training)
     scores = [r for _, r in results]
     n = len(scores)

@@ -18,11 +18,12 @@ LOSSES = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fra
 
 
 def columns(baselines: list[str]) -> list[str]:
-    cols = ["iteration", "steps", "matches", "decisions_per_s", "mean_reward"]
+    cols = ["iteration", "steps", "matches", "decisions_per_s", "rollout_s", "update_s", "mean_reward", "lr"]
     cols += [f"train_win_{o}" for o in TRAIN_OPPONENTS]
     cols += list(LOSSES)
     for b in baselines:
         cols += [f"eval_win_{b}", f"eval_ci_{b}"]
+    cols.append("eval_s")
     return cols
 
 
@@ -50,8 +51,8 @@ class MetricsLog:
         for key in self.columns[3:]:
             value = row.get(key)
             if value is not None and not (isinstance(value, float) and math.isnan(value)):
-                group = "eval" if key.startswith("eval_") else "train" if key.startswith("train_") else "loss"
-                if key in ("decisions_per_s", "mean_reward"):
+                group = "eval" if key.startswith("eval") else "train" if key.startswith("train_") else "loss"
+                if key in ("decisions_per_s", "rollout_s", "update_s", "mean_reward", "lr"):
                     group = "rollout"
                 self.tb.add_scalar(f"{group}/{key}", value, step)
         self.tb.flush()

@@ -14,6 +14,7 @@ gain of the other sides, per target) until the seat's next decision, plus
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +27,14 @@ from allfives_env.core import Rules, State
 
 CURRENT = "current"  # a seat played (and learned) by the network being trained
 POOL = "pool"  # a seat played by a past snapshot of it
+TEACHER = "teacher"
+
+
+@dataclass
+class Teacher:
+    """A seat played by a bot whose decisions are recorded as if the network had made them (imitation)."""
+
+    agent: Agent
 
 
 def hidden_tiles(state: State, seat: int) -> np.ndarray:
@@ -51,6 +60,7 @@ class MatchSpec:
     seed: int
     controls: list  # per seat: CURRENT, POOL or an Agent
     opponent: str  # "self", "pool" or a bot name, for the win-rate statistics
+    sample_seed: int = 0  # seeds this match's own sampling generator (and its bots' resets)
 
 
 @dataclass
@@ -70,10 +80,11 @@ class Batch:
 
 
 class _Match:
-    __slots__ = ("spec", "state", "last", "side_of", "rules", "steps")
+    __slots__ = ("spec", "state", "last", "side_of", "rules", "steps", "rng")
 
     def __init__(self, rules: Rules, spec: MatchSpec) -> None:
         self.spec = spec
+        self.rng = random.Random(spec.sample_seed)  # per match, so how matches are batched never matters
         self.rules = rules
         self.state = State(rules, seed=spec.seed)
         self.side_of = rules.side_of
@@ -92,6 +103,7 @@ class RolloutWorker:
     def __init__(self, rules: Rules, device: torch.device, points_weight: float, win_weight: float) -> None:
         self.rules = rules
         self.device = device
+        self.points_weight = points_weight
         self.points_scale = points_weight / rules.target
         self.win_weight = win_weight
 
@@ -99,24 +111,25 @@ class RolloutWorker:
         self,
         specs: list[MatchSpec],
         net: PolicyNet,
-        pool_net: PolicyNet | None,
-        generator: torch.Generator | None,
+        pool_net: PolicyNet | None = None,
         learn: bool = True,
     ) -> tuple[Batch, list[tuple[str, float]]]:
         """Play ``specs`` to the end; return the batch and (opponent, learner result) per match (1, 0.5 or 0).
 
-        With ``learn=False`` (evaluation) nothing is collected and the network plays its argmax.
+        Network seats sample from the policy, each match from its own generator. With ``learn=False``
+        (evaluation) nothing is collected and the network plays its argmax.
         """
         batch = Batch()
         matches = [_Match(self.rules, spec) for spec in specs]
         for m in matches:
-            for agent in m.spec.controls:
+            for seat, control in enumerate(m.spec.controls):
+                agent = control.agent if isinstance(control, Teacher) else control
                 if isinstance(agent, Agent):
-                    agent.reset(m.spec.seed)
+                    agent.reset(m.spec.sample_seed + seat)
         results: list[tuple[str, float]] = []
         active = matches
         while active:
-            waiting: dict[str, list] = {CURRENT: [], POOL: []}
+            waiting: dict[str, list] = {CURRENT: [], POOL: [], TEACHER: []}
             still = []
             for m in active:
                 self._advance(m, batch)
@@ -125,12 +138,19 @@ class RolloutWorker:
                     continue
                 still.append(m)
                 seat = m.state.to_act
-                waiting[m.spec.controls[seat]].append((m, seat))
+                control = m.spec.controls[seat]
+                waiting[TEACHER if isinstance(control, Teacher) else control].append((m, seat))
             active = still
             if waiting[CURRENT]:
-                self._decide(waiting[CURRENT], net, batch, generator, learn=learn)
+                self._decide(waiting[CURRENT], net, batch, learn=learn, sample=learn)
             if waiting[POOL]:
-                self._decide(waiting[POOL], pool_net, batch, generator, learn=False)
+                self._decide(waiting[POOL], pool_net, batch, learn=False, sample=True)
+            for m, seat in waiting[TEACHER]:
+                view = m.state.view(seat)
+                state_vec, rows = encode_decision(view)
+                pick = view.legal.index(m.spec.controls[seat].agent.act(view))
+                self._record(m, seat, state_vec, rows, pick, 0.0, batch)
+                self._apply(m, view.legal[pick], batch)
         return batch, results
 
     def _advance(self, m: _Match, batch: Batch) -> None:
@@ -174,7 +194,7 @@ class RolloutWorker:
         return m.spec.opponent, (0.5 if len(winners) > 1 else 1.0) if side in winners else 0.0
 
     @torch.no_grad()
-    def _decide(self, waiting: list, net: PolicyNet, batch: Batch, generator: torch.Generator, learn: bool) -> None:
+    def _decide(self, waiting: list, net: PolicyNet, batch: Batch, learn: bool, sample: bool) -> None:
         views = [m.state.view(seat) for m, seat in waiting]
         encoded = [encode_decision(v) for v in views]
         k = max(len(a) for _, a in encoded)
@@ -187,19 +207,28 @@ class RolloutWorker:
             mask[i, : len(a)] = True
         st = torch.from_numpy(states).to(self.device)
         logits = net.logits(st, torch.from_numpy(actions).to(self.device), torch.from_numpy(mask).to(self.device))
-        logp_all = torch.log_softmax(logits, dim=-1).cpu()
-        if generator is None:
-            picks = logp_all.argmax(dim=-1)
+        logp_all = torch.log_softmax(logits, dim=-1).cpu().numpy()
+        if sample:
+            cumulative = np.cumsum(np.exp(logp_all), axis=1)
         else:
-            picks = torch.multinomial(logp_all.exp(), 1, generator=generator).squeeze(1)
+            picks = logp_all.argmax(axis=1)
         for i, (m, seat) in enumerate(waiting):
-            pick = int(picks[i])
+            if sample:
+                width = len(encoded[i][1])
+                u = m.rng.random() * cumulative[i, width - 1]
+                pick = min(int(np.searchsorted(cumulative[i, :width], u, side="right")), width - 1)
+            else:
+                pick = int(picks[i])
             if learn:
-                m.steps.setdefault(seat, []).append(len(batch.chosen))
-                batch.states.append(states[i])
-                batch.actions.append(encoded[i][1])
-                batch.hidden.append(hidden_tiles(m.state, seat))
-                batch.chosen.append(pick)
-                batch.logp.append(float(logp_all[i, pick]))
-                batch.reward.append(0.0)
+                self._record(m, seat, states[i], encoded[i][1], pick, float(logp_all[i, pick]), batch)
             self._apply(m, views[i].legal[pick], batch)
+
+    @staticmethod
+    def _record(m: _Match, seat: int, state_vec, rows, pick: int, logp: float, batch: Batch) -> None:
+        m.steps.setdefault(seat, []).append(len(batch.chosen))
+        batch.states.append(state_vec)
+        batch.actions.append(rows)
+        batch.hidden.append(hidden_tiles(m.state, seat))
+        batch.chosen.append(pick)
+        batch.logp.append(logp)
+        batch.reward.append(0.0)

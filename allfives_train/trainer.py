@@ -23,7 +23,9 @@ from agents.registry import make_agent
 from .checkpoint import atomic_save, capture_rng, read_training_checkpoint, restore_rng
 from .config import OPPONENT_KINDS, rules_of, to_yaml
 from .evaluation import eval_table, final_eval, quick_eval
+from .imitation import imitate
 from .metrics import TRAIN_OPPONENTS, MetricsLog
+from .parallel import RolloutPool
 from .plot import plot_curves
 from .ppo import advantages, critic_values, to_tensors, update
 from .rollout import CURRENT, POOL, MatchSpec, RolloutWorker
@@ -60,11 +62,17 @@ class Trainer:
         self.pool: list[dict] = []  # actor weights of past snapshots
         self.pool_net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
         self.iteration = 0
+        self.imitated = False
         self.steps = 0
         self.matches = 0
         self.recent: dict[str, deque] = {o: deque(maxlen=200) for o in TRAIN_OPPONENTS}
-        self.worker = RolloutWorker(self.rules, self.device, cfg["reward"]["points"], cfg["reward"]["win"])
+        self.threads = threads
+        worker = RolloutWorker(self.rules, self.device, cfg["reward"]["points"], cfg["reward"]["win"])
+        self.rollouts = RolloutPool(worker, cfg["train"]["rollout_workers"], cfg["model"]["hidden"],
+                                    cfg["model"]["action_hidden"])  # fmt: skip
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        for stale in self.run_dir.glob(".*.pt.*.tmp"):  # left by a run killed while it wrote a checkpoint
+            stale.unlink()
         if resume_from is not None:
             self._restore(read_training_checkpoint(resume_from), resume_from)
         (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
@@ -77,6 +85,7 @@ class Trainer:
         self.net.load_state_dict(net_from_checkpoint(data, path).state_dict())
         self.optimizer.load_state_dict(t["optimizer"])
         self.iteration, self.steps, self.matches = t["iteration"], t["steps"], t["matches"]
+        self.imitated = t["imitated"]
         self.pool = list(t["pool"])
         for o, values in t["recent"].items():
             self.recent[o].extend(values)
@@ -90,6 +99,7 @@ class Trainer:
             training={
                 "optimizer": self.optimizer.state_dict(),
                 "iteration": self.iteration,
+                "imitated": self.imitated,
                 "steps": self.steps,
                 "matches": self.matches,
                 "pool": self.pool,
@@ -125,9 +135,10 @@ class Trainer:
         specs = []
         for _ in range(self.cfg["train"]["envs"]):
             seed = self.rng.randrange(2**62)
+            sample_seed = self.rng.randrange(2**62)
             kind = self.rng.choices(kinds, weights)[0]
             if kind == "self":
-                specs.append(MatchSpec(seed, [CURRENT] * n, "self"))
+                specs.append(MatchSpec(seed, [CURRENT] * n, "self", sample_seed))
                 continue
             side = self.rng.randrange(self.rules.num_sides)
             controls = []
@@ -136,20 +147,46 @@ class Trainer:
                     controls.append(CURRENT)
                 else:
                     controls.append(POOL if kind == "pool" else make_agent(kind, self.rng.randrange(2**62)))
-            specs.append(MatchSpec(seed, controls, kind))
+            specs.append(MatchSpec(seed, controls, kind, sample_seed))
         return specs
+
+    def warm_start(self) -> None:
+        """Imitate ``imitation.teacher`` once, before the first update (a no-op without a teacher)."""
+        if self.cfg["imitation"]["teacher"] is None or self.imitated:
+            return
+        torch.set_num_threads(1)
+        stats = imitate(self.net, self.optimizer, self.rollouts, self.cfg, self.rng, self.generator, self.device)
+        torch.set_num_threads(self.threads)
+        self.imitated = True
+        tqdm.write(
+            f"imitated {self.cfg['imitation']['teacher']} on {stats['imitation_decisions']:,} decisions: "
+            f"agreement {100 * stats['imitation_agreement']:.1f}%"
+        )
+
+    def learning_rate(self) -> float:
+        """The step size now: ``train.lr``, decayed linearly to ``train.lr_end`` over ``train.total_steps``."""
+        tc = self.cfg["train"]
+        done = min(1.0, self.steps / tc["total_steps"])
+        return tc["lr"] + (tc["lr_end"] - tc["lr"]) * done
 
     def step(self) -> dict:
         """Play one wave of matches and learn from it; return the metrics row."""
         start = time.perf_counter()
         specs = self._specs()
+        pool_net = None
         if self.pool and any(s.opponent == "pool" for s in specs):
             self.pool_net.load_state_dict(self.pool[self.rng.randrange(len(self.pool))], strict=False)
+            pool_net = self.pool_net
+        torch.set_num_threads(1)  # the other cores play the other shards
         self.net.eval()
-        batch, results = self.worker.play(specs, self.net, self.pool_net, self.generator)
+        batch, results = self.rollouts.play(specs, self.net, pool_net)
         self.net.train()
+        torch.set_num_threads(self.threads)
+        played = time.perf_counter()
         tc = self.cfg["train"]
         data = to_tensors(batch, self.device)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate()
         adv, ret = advantages(batch, critic_values(self.net, data), tc["gamma"], tc["gae_lambda"])
         data.adv, data.ret = torch.from_numpy(adv).to(self.device), torch.from_numpy(ret).to(self.device)
         stats = update(self.net, self.optimizer, data, self.cfg, self.generator)
@@ -165,7 +202,10 @@ class Trainer:
             "steps": self.steps,
             "matches": self.matches,
             "decisions_per_s": len(batch) / seconds,
+            "rollout_s": played - start,
+            "update_s": seconds - (played - start),
             "mean_reward": sum(batch.reward) / max(1, len(batch.trajectories)),
+            "lr": self.optimizer.param_groups[0]["lr"],
             **stats,
         }
         for o in TRAIN_OPPONENTS:
@@ -176,11 +216,13 @@ class Trainer:
 
     def evaluate_now(self, row: dict) -> None:
         ec = self.cfg["eval"]
+        start = time.perf_counter()
         for b in ec["baselines"]:
             if b == "search":
                 continue  # far too slow for a quick look; the final evaluation covers it
-            win, ci = quick_eval(self.worker, self.net, b, ec["matches"], ec["seed"])
+            win, ci = quick_eval(self.rollouts, self.net, b, ec["matches"], ec["seed"])
             row[f"eval_win_{b}"], row[f"eval_ci_{b}"] = win, ci
+        row["eval_s"] = time.perf_counter() - start
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -194,6 +236,10 @@ class Trainer:
             total=total, initial=min(self.steps, total), unit="dec", disable=not self.progress, dynamic_ncols=True
         )
         done_updates = 0
+        if not self.imitated and self.cfg["imitation"]["teacher"] is not None:
+            self.save()  # a run killed while it imitates resumes from here
+            self.warm_start()
+            self.save()
         try:
             while self.steps < total:
                 if stop_after is not None and done_updates >= stop_after:
@@ -228,11 +274,16 @@ class Trainer:
         ]
         return ", ".join(parts + evals)
 
+    def close(self) -> None:
+        """Stop the rollout processes and close the logs (idempotent)."""
+        self.rollouts.close()
+        self.log.close()
+
     def finish(self) -> dict:
         """Write the policy file, the learning-curve plot and the final evaluation table."""
+        self.close()
         policy = self.save_policy()
         plot = plot_curves(self.log.path, self.run_dir / "learning_curves.png", self.cfg["eval"]["baselines"])
-        self.log.close()
         out = {"checkpoint": self.run_dir / CHECKPOINT, "policy": policy, "plot": plot}
         ec = self.cfg["eval"]
         if ec["final_matches"]:
