@@ -1,9 +1,12 @@
 """The training loop: play a wave of matches, learn from them, log, evaluate, checkpoint; repeat.
 
-Each update plays ``train.envs`` whole matches side by side, so nothing is in
-flight between updates: a checkpoint written after an update (weights,
-optimizer, counters, opponent pool and every random state) is all a run
-needs to continue exactly as if it had never stopped.
+A fresh run first imitates ``imitation.teacher`` (a warm start), then runs
+PPO updates until ``train.total_steps`` learning decisions have been used,
+with the step size decayed linearly. Each update plays ``train.envs`` whole
+matches side by side (against itself, a past snapshot or a baseline bot), so
+nothing is in flight between updates: a checkpoint written after an update
+(weights, optimizer, counters, opponent pool and every random state) is all
+a run needs to continue exactly as if it had never stopped.
 """
 
 from __future__ import annotations
