@@ -29,7 +29,7 @@ import time
 from allfives_env.core import PIPS, SeatView
 from allfives_env.core.layout import Layout
 from allfives_env.core.scoring import RoundResult, block_award, domino_award
-from allfives_env.core.tiles import OTHER_HALF, SUIT_MASK
+from allfives_env.core.tiles import OTHER_HALF, SUIT_MASK, mask_to_tiles
 
 from .base import Agent
 from .greedy import total_after
@@ -69,28 +69,19 @@ def sample_hidden(view: SeatView, rng: random.Random) -> tuple[list[int], tuple[
     return _fill_exact(view, rng, hidden, allowed, others)
 
 
-def _tiles(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _fill(view, rng, hidden, allowed, constrained, free):
     hands = [0] * len(view.hand_counts)
     hands[view.seat] = view.hand
     pool = hidden
     for seat in constrained:
-        choices = _tiles(pool & allowed[seat])
+        choices = mask_to_tiles(pool & allowed[seat])
         count = view.hand_counts[seat]
         if len(choices) < count:
             return None
         for tile in rng.sample(choices, count):
             hands[seat] |= 1 << tile
         pool &= ~hands[seat]
-    rest = _tiles(pool)
+    rest = mask_to_tiles(pool)
     rng.shuffle(rest)
     start = 0
     for seat in free:
@@ -104,7 +95,7 @@ def _fill(view, rng, hidden, allowed, constrained, free):
 def _fill_exact(view, rng, hidden, allowed, others):
     """Bipartite matching of hidden tiles to places (hand positions and boneyard positions)."""
     places = [s for s in others for _ in range(view.hand_counts[s])] + [-1] * view.boneyard_left
-    tiles = _tiles(hidden)
+    tiles = mask_to_tiles(hidden)
     rng.shuffle(tiles)
     rng.shuffle(places)
     holder = [-1] * len(places)  # place index -> tile index
@@ -320,7 +311,7 @@ class Playout:
         return not held & playable
 
     def seat_pips(self) -> list[int]:
-        return [sum(PIPS[t] for t in _tiles(hand)) for hand in self.hands]
+        return [sum(PIPS[t] for t in mask_to_tiles(hand)) for hand in self.hands]
 
     def end_round(self, result: RoundResult) -> None:
         self.over = True

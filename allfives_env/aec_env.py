@@ -33,6 +33,7 @@ from .core import NUM_ACTIONS, IllegalActionError, SeatView, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record, write_record
 from .core.tiles import DRAW, PASS
+from .options import choice, flag
 from .views.observation import action_mask, encode_seat, observation_high
 from .views.state_vector import encode_state, state_high
 from .views.text import render_text
@@ -64,18 +65,6 @@ class _Mirrored:
         obj.__dict__[self.name] = value
         for wrapper in obj.__dict__.get("_mirrors", ()):
             wrapper.__dict__[self.name] = value
-
-
-def _choice(name: str, value: Any, allowed: tuple) -> Any:
-    if isinstance(value, str) and value in allowed:
-        return value
-    raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(map(repr, allowed))}")
-
-
-def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: True or False")
-    return value
 
 
 def _seed(seed: Any) -> int | None:
@@ -131,14 +120,14 @@ class raw_env(AECEnv):
         super().__init__()
         self.game_rules = make_rules(rules, num_players, partnerships, target, opening)
         if render_mode is not None:
-            _choice("render_mode", render_mode, (None, *RENDER_MODES))
+            choice("render_mode", render_mode, (None, *RENDER_MODES))
         self.render_mode = render_mode
         self._human = render_mode == "human"
-        self.reward_mode = _choice("reward", reward, REWARD_MODES)
+        self.reward_mode = choice("reward", reward, REWARD_MODES)
         self._points = self.reward_mode == "points"
-        self.episode = _choice("episode", episode, EPISODES)
-        self.auto_forced = _flag("auto_forced", auto_forced)
-        self.history = _flag("history", history)
+        self.episode = choice("episode", episode, EPISODES)
+        self.auto_forced = flag("auto_forced", auto_forced)
+        self.history = flag("history", history)
         if record_dir is not None and not isinstance(record_dir, (str, os.PathLike)):
             raise ValueError(f"record_dir={record_dir!r} is not allowed; allowed: None or a directory path")
         self.record_dir = record_dir

@@ -24,6 +24,7 @@ from gymnasium import spaces
 from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record
+from .options import choice, flag
 from .views.image import render_image
 from .views.observation import action_mask, encode_seat, observation_high
 from .views.text import render_text
@@ -132,18 +133,6 @@ def _as_index(action: Any) -> int | None:
         return None
 
 
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if isinstance(value, str) and value in allowed:
-        return value
-    raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(map(repr, allowed))}")
-
-
-def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: True or False")
-    return value
-
-
 def _learner_seat(value: Any, n: int) -> int | str:
     if isinstance(value, str) and value == "random":
         return value
@@ -200,13 +189,13 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
     ) -> None:
         self.game_rules = make_rules(rules, num_players, partnerships, target, opening)
         self.learner_choice = _learner_seat(learner_seat, self.game_rules.num_players)
-        self.reward_mode = _choice("reward", reward, REWARD_MODES)
-        self.episode = _choice("episode", episode, EPISODES)
-        self.illegal = _choice("illegal", illegal, ILLEGAL_MODES)
-        self.auto_forced = _flag("auto_forced", auto_forced)
-        self.history = _flag("history", history)
+        self.reward_mode = choice("reward", reward, REWARD_MODES)
+        self.episode = choice("episode", episode, EPISODES)
+        self.illegal = choice("illegal", illegal, ILLEGAL_MODES)
+        self.auto_forced = flag("auto_forced", auto_forced)
+        self.history = flag("history", history)
         if render_mode is not None:
-            _choice("render_mode", render_mode, RENDER_MODES)
+            choice("render_mode", render_mode, RENDER_MODES)
         self.render_mode = render_mode
         self.seats = _make_seats(opponents, self.game_rules.num_players - 1)
         self.observation_space = spaces.Dict(
