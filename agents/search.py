@@ -4,7 +4,7 @@ For each decision with a choice it repeats: deal the hidden tiles (every tile
 not in its hand or the layout) into the other hands and the boneyard, in the
 sizes the view shows and never giving a seat a value it is known to lack
 (:func:`sample_hidden`); then, from that one deal, play every candidate action
-and the rest of the round with a fast rollout policy (:class:`Playout`), so
+and the rest of the round with a fast rollout policy (:func:`play_out`), so
 the candidates are compared on the same luck. The candidate with the best mean
 outcome is played. An outcome is the own side's points gained over the rest
 of the round (hand award included) minus the opponents' mean gain, plus
@@ -26,9 +26,8 @@ from __future__ import annotations
 import random
 import time
 
-from allfives_env.core import PIPS, SeatView
+from allfives_env.core import DRAW, PASS, PIPS, SeatView, State
 from allfives_env.core.layout import Layout
-from allfives_env.core.scoring import RoundResult, block_award, domino_award
 from allfives_env.core.tiles import OTHER_HALF, SUIT_MASK, mask_to_tiles
 
 from .base import Agent
@@ -169,7 +168,7 @@ def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
             total = after.end_total
             points = total if total % 5 == 0 else 0
             reply = 0
-            answers = reply_hand & _playable(after)
+            answers = reply_hand & after.playable_mask()
             while answers:
                 low = answers & -answers
                 answers ^= low
@@ -192,145 +191,30 @@ def rollout_action(layout: Layout, fit: int, answers: int, guarded: bool = True)
     return guarded_placement(layout, fit, answers) if guarded else best_placement(layout, fit)
 
 
-def _playable(layout: Layout) -> int:
-    mask = 0
-    for v in layout.values:
-        if v >= 0:
-            mask |= SUIT_MASK[v]
-    return mask
+def play_out(state: State, guarded: bool = True) -> None:
+    """Play ``state`` on under the rollout policy until it stops (build it with ``round_limit``).
 
-
-class Playout:
-    """The rest of a round with every tile known, played out quickly by the rollout policy.
-
-    A lean copy of what :class:`State` does within a round (the same
-    :class:`Layout` and the same award functions), without the legality
-    checks, move log and next-round deal a search does not need. The tests
-    check it against :class:`State` move for move.
+    Every seat uses the same policy with every tile of the deal known; the
+    core decides the rest (forced draws, passes, blocks, awards, the target).
     """
-
-    __slots__ = (
-        "rules",
-        "hands",
-        "boneyard",
-        "pos",
-        "layout",
-        "scores",
-        "to_act",
-        "drawn",
-        "over",
-        "winners",
-        "guarded",
-    )
-
-    @classmethod
-    def from_view(
-        cls, view: SeatView, hands: list[int], boneyard: tuple[int, ...], rollout: str = "guarded"
-    ) -> Playout:
-        play = cls.__new__(cls)
-        play.guarded = rollout == "guarded"
-        play.rules = view.rules
-        play.hands = list(hands)
-        play.boneyard = boneyard
-        play.pos = 0
-        play.layout = view.layout.copy()
-        play.scores = list(view.scores)
-        play.to_act = view.to_act
-        play.drawn = view.drawn
-        play.over = False
-        play.winners = ()
-        return play
-
-    def copy(self) -> Playout:
-        play = Playout.__new__(Playout)
-        play.guarded = self.guarded
-        play.rules = self.rules
-        play.hands = self.hands[:]
-        play.boneyard = self.boneyard
-        play.pos = self.pos
-        play.layout = self.layout.copy()
-        play.scores = self.scores[:]
-        play.to_act = self.to_act
-        play.drawn = self.drawn
-        play.over = self.over
-        play.winners = self.winners
-        return play
-
-    def step(self) -> None:
-        """One action of the acting seat under the rollout policy."""
-        seat = self.to_act
-        playable = _playable(self.layout)
-        fit = 1 << self.drawn if self.drawn >= 0 else self.hands[seat] & playable
+    n = state.rules.num_players
+    while not state.finished:
+        seat = state.to_act
+        layout = state.layout
+        fit = 1 << state.drawn if state.drawn >= 0 else state.hands[seat] & layout.playable_mask()
         if fit:
-            answers = self.hands[(seat + 1) % self.rules.num_players]
-            self.place(seat, rollout_action(self.layout, fit, answers, self.guarded))
-        elif self.pos < len(self.boneyard):
-            self.draw(seat, playable)
+            state.apply(rollout_action(layout, fit, state.hands[(seat + 1) % n], guarded))
         else:
-            self.to_act = (seat + 1) % self.rules.num_players
+            state.apply(DRAW if state.boneyard_left else PASS)
 
-    def run(self) -> None:
-        """Play to the end of the round (or of the match)."""
-        while not self.over:
-            self.step()
 
-    def draw(self, seat: int, playable: int) -> None:
-        tile = self.boneyard[self.pos]
-        self.pos += 1
-        self.hands[seat] |= 1 << tile
-        if playable >> tile & 1:
-            self.drawn = tile
-        elif self.pos == len(self.boneyard) and self.blocked(playable):
-            self.end_round(block_award(self.rules, self.seat_pips()))
-
-    def place(self, seat: int, action: int) -> None:
-        tile = action >> 2
-        self.hands[seat] &= ~(1 << tile)
-        self.drawn = -1
-        layout = self.layout
-        layout.place(tile, action & 3)
-        total = layout.end_total
-        rules = self.rules
-        if total > 0 and total % 5 == 0:
-            side = rules.side_of[seat]
-            self.scores[side] += total
-            if self.scores[side] >= rules.target:
-                self.over, self.winners = True, (side,)
-                return
-        if not self.hands[seat]:
-            self.end_round(domino_award(rules, seat, self.seat_pips()))
-        elif self.pos == len(self.boneyard) and self.blocked(_playable(self.layout)):
-            self.end_round(block_award(rules, self.seat_pips()))
-        else:
-            self.to_act = (seat + 1) % rules.num_players
-
-    def blocked(self, playable: int) -> bool:
-        held = 0
-        for hand in self.hands:
-            held |= hand
-        return not held & playable
-
-    def seat_pips(self) -> list[int]:
-        return [sum(PIPS[t] for t in mask_to_tiles(hand)) for hand in self.hands]
-
-    def end_round(self, result: RoundResult) -> None:
-        self.over = True
-        scores = self.scores
-        for side, gain in enumerate(result.gains):
-            scores[side] += gain
-        target = self.rules.target
-        reached = [side for side, score in enumerate(scores) if score >= target]
-        if reached:
-            best = max(scores[side] for side in reached)
-            self.winners = tuple(side for side in reached if scores[side] == best)
-
-    def value(self, side: int, root_scores: tuple) -> float:
-        """The outcome for ``side``: its gain since the root minus the opponents' mean gain, plus the match result."""
-        gains = [now - before for now, before in zip(self.scores, root_scores, strict=True)]
-        value = gains[side] - (sum(gains) - gains[side]) / (len(gains) - 1)
-        if self.winners:
-            value += WIN_BONUS / len(self.winners) if side in self.winners else -WIN_BONUS
-        return value
+def outcome(state: State, side: int, root_scores: tuple) -> float:
+    """The value of a rollout for ``side``: its gain since the root minus the opponents' mean gain, plus the match result."""
+    gains = [now - before for now, before in zip(state.scores, root_scores, strict=True)]
+    value = gains[side] - (sum(gains) - gains[side]) / (len(gains) - 1)
+    if state.winners:
+        value += WIN_BONUS / len(state.winners) if side in state.winners else -WIN_BONUS
+    return value
 
 
 class SearchAgent(Agent):
@@ -369,15 +253,16 @@ class SearchAgent(Agent):
         side = view.rules.side_of[view.seat]
         totals = [0.0] * len(legal)
         deals = max(1, self.simulations // len(legal))
+        guarded = self.rollout == "guarded"
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while done < deals if deadline is None else done == 0 or time.perf_counter() < deadline:
             hands, boneyard = sample_hidden(view, self.rng)
-            root = Playout.from_view(view, hands, boneyard, self.rollout)
+            root = State.from_view(view, hands, boneyard, round_limit=1)
             for i, action in enumerate(legal):
-                play = root.copy()
-                play.place(view.seat, action)
-                play.run()
-                totals[i] += play.value(side, view.scores)
+                play = root.clone()
+                play.apply(action)
+                play_out(play, guarded)
+                totals[i] += outcome(play, side, view.scores)
             done += 1
         return [total / done for total in totals]

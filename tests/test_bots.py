@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agents import AGENT_NAMES, GreedyAgent, HeuristicAgent, RandomAgent, SearchAgent, make_agent
 from agents.greedy import points_after, total_after
 from agents.heuristic import lacked_tiles
-from agents.search import Playout, SamplingError, _fill_exact, rollout_action, sample_hidden
+from agents.search import SamplingError, _fill_exact, play_out, rollout_action, sample_hidden
 from allfives_env.core import DRAW, PIPS, Deal, State, make_rules, tile_from_text
 from allfives_env.core.tiles import SUIT_MASK, mask_to_tiles
 
@@ -204,17 +204,15 @@ def test_sampler_refuses_a_view_no_deal_agrees_with():
 
 @pytest.mark.parametrize("guarded", [True, False])
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
-def test_playout_follows_the_engine(config, guarded):
-    """The search's lean round simulator ends every round exactly as the engine does under the same policy."""
+def test_rollouts_from_the_view_end_the_round_as_the_true_state_does(config, guarded):
+    """A rollout from a view dealt the true hidden tiles ends the round exactly as the real state does."""
     rng = random.Random(2)
     checked = 0
     for state, view in positions(config, range(2), target=120):
         if rng.random() > 0.2 or view.layout.lead < 0:  # a rollout starts after the searched action
             continue
-        seat = view.seat
-        rollout = "guarded" if guarded else "greedy"
-        play = Playout.from_view(view, state.hands, state.boneyard[state.bone_pos :], rollout)
-        play.run()
+        play = State.from_view(view, state.hands, state.boneyard[state.bone_pos :], round_limit=1)
+        play_out(play, guarded)
         engine = state.clone()
         while not engine.finished and engine.round_index == state.round_index:
             legal = engine.legal_actions()
@@ -224,7 +222,8 @@ def test_playout_follows_the_engine(config, guarded):
                 fit = sum(1 << t for t in {a >> 2 for a in legal})
                 answers = engine.hands[(engine.to_act + 1) % engine.rules.num_players]
                 engine.apply(rollout_action(engine.layout, fit, answers, guarded))
-        assert play.scores == engine.scores, (seat, state)
+        assert play.finished and len(play.past) == 1
+        assert play.scores == engine.scores, (view.seat, state)
         assert play.winners == engine.winners
         checked += 1
     assert checked > 10

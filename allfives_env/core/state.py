@@ -158,12 +158,20 @@ class State:
         return other
 
     @classmethod
-    def from_view(cls, view: SeatView, hands: list[int], boneyard: tuple[int, ...], seed: int = 0) -> State:
+    def from_view(
+        cls,
+        view: SeatView,
+        hands: list[int],
+        boneyard: tuple[int, ...],
+        seed: int = 0,
+        round_limit: int | None = None,
+    ) -> State:
         """A full state that agrees with ``view``, the hidden tiles placed as given.
 
         This is how a search bot *determinizes*: it samples the tiles it cannot
         see (``hands`` as masks, the viewer's own included, and the boneyard
-        in draw order) and plays the result out. Later rounds come from ``seed``.
+        in draw order) and plays the result out. Later rounds come from
+        ``seed``; ``round_limit=1`` stops at the end of this round.
         """
         if hands[view.seat] != view.hand:
             raise ValueError("a determinized state must keep the viewer's own hand")
@@ -177,7 +185,7 @@ class State:
         state.past = ()
         state.finished = False
         state.winners = ()
-        state.round_limit = None
+        state.round_limit = round_limit
         state.round_index = view.round_index
         state.deal = Deal(tuple(tuple(mask_to_tiles(h)) for h in hands), tuple(boneyard), view.leader)
         state.hands = list(hands)
