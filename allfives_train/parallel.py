@@ -2,7 +2,7 @@
 
 Stepping the rules core and encoding decisions is pure Python, so one
 process uses one core. With ``train.rollout_workers = N`` the main process
-plays the first shard and N - 1 helper processes (started once, with
+plays the first shard and N - 1 worker processes (started once, with
 ``spawn``) play the others, each with a copy of the current weights sent
 for the update. Every match samples from its own seeded generator, so the
 shards' results do not depend on which process played them; the batches are
