@@ -299,7 +299,8 @@ def test_command_line_bad_arguments_exit_2(argv, capsys):
 
 
 def test_the_registry_bots_play_through_the_default_factory():
-    registry = pytest.importorskip("agents.registry")
+    from agents import registry
+
     registry.make_agent("greedy")
     result = evaluate(["greedy", "random"], 2, target=60, workers=1, progress=False)
     assert sum(a.wins for a in result.agents) == pytest.approx(len(result.games)) == 4

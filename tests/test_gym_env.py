@@ -437,7 +437,8 @@ def test_maskable_ppo_trains_a_few_thousand_steps_and_only_takes_legal_actions()
 
 
 def test_a_seed_deals_the_same_match_as_the_pettingzoo_env():
-    aec_env = pytest.importorskip("allfives_env.aec_env")
+    from allfives_env import aec_env
+
     for kwargs in ({"num_players": 3}, {"num_players": 4, "rules": "fives"}):
         gym = AllFivesSingleAgentEnv(**kwargs)
         aec = aec_env.raw_env(**kwargs)
