@@ -29,19 +29,25 @@ HISTORY_LENGTH = 128  # more public moves than any round can hold
 HISTORY_WIDTH = 12  # per move: seat one-hot 4, kind one-hot 3 (place/draw/pass), tile id + 1, slot one-hot 4
 
 
+#: The layout's open ends, shared by the observation and the global state vector.
+LAYOUT_FIELDS: list[tuple[str, int, str]] = [
+    ("end_open", 4, "per slot W, E, N, S: 1 if a tile can be placed there"),
+    ("end_value", 28, "per slot (7 each): one-hot of the value to match"),
+    ("end_count", 4, "per slot: what the end adds to the end total (0..12)"),
+    ("end_double", 4, "per slot: 1 if the end is a terminal double (counts both halves)"),
+    ("branch_started", 2, "N, S: 1 once a tile was placed on that branch"),
+    ("spinner", 8, "1 if a spinner is down, then one-hot of its value (7)"),
+    ("end_total", 1, "the current end total (0..36)"),
+]
+
+
 def _fields() -> list[tuple[str, int, str]]:
     return [
         ("hand", NUM_TILES, "1 if the observer holds tile id i"),
         ("played", NUM_TILES, "1 if tile id i is in the layout"),
         ("hand_counts", MAX_SEATS, "tiles held by each relative seat (0..21); 0 for absent seats"),
         ("boneyard", 1, "tiles left in the boneyard (0..14)"),
-        ("end_open", 4, "per slot W, E, N, S: 1 if a tile can be placed there"),
-        ("end_value", 28, "per slot (7 each): one-hot of the value to match"),
-        ("end_count", 4, "per slot: what the end adds to the end total (0..12)"),
-        ("end_double", 4, "per slot: 1 if the end is a terminal double (counts both halves)"),
-        ("branch_started", 2, "N, S: 1 once a tile was placed on that branch"),
-        ("spinner", 8, "1 if a spinner is down, then one-hot of its value (7)"),
-        ("end_total", 1, "the current end total (0..36)"),
+        *LAYOUT_FIELDS,
         ("lacks", 4 * 7, "per relative seat (7 each): 1 if it is known to hold no tile of value v"),
         ("to_target", MAX_SEATS, "per side, own side first: points still needed, in units of 2.5, clipped to 127"),
         ("target", 1, "the target in units of 5, clipped to 127"),

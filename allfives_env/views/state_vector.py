@@ -13,7 +13,7 @@ import numpy as np
 from ..core.rules import Rules
 from ..core.state import State
 from ..core.tiles import NUM_TILES
-from .observation import FIELD_HIGH, MAX_SEATS, bits28, layout_bytes
+from .observation import FIELD_HIGH, LAYOUT_FIELDS, MAX_SEATS, bits28, layout_bytes
 
 STATE_FIELDS: list[tuple[str, int, str]] = [
     ("hands", MAX_SEATS * NUM_TILES, "per seat 0..3 (28 each): 1 if that seat holds tile id i"),
@@ -21,13 +21,7 @@ STATE_FIELDS: list[tuple[str, int, str]] = [
     ("played", NUM_TILES, "1 if tile id i is in the layout"),
     ("hand_counts", MAX_SEATS, "tiles held by each seat (0..21); 0 for absent seats"),
     ("boneyard", 1, "tiles left in the boneyard (0..14)"),
-    ("end_open", 4, "per slot W, E, N, S: 1 if a tile can be placed there"),
-    ("end_value", 28, "per slot (7 each): one-hot of the value to match"),
-    ("end_count", 4, "per slot: what the end adds to the end total (0..12)"),
-    ("end_double", 4, "per slot: 1 if the end is a terminal double (counts both halves)"),
-    ("branch_started", 2, "N, S: 1 once a tile was placed on that branch"),
-    ("spinner", 8, "1 if a spinner is down, then one-hot of its value (7)"),
-    ("end_total", 1, "the current end total (0..36)"),
+    *LAYOUT_FIELDS,
     ("lacks", MAX_SEATS * 7, "per seat (7 each): 1 if it is known to hold no tile of value v"),
     ("to_target", MAX_SEATS, "per side 0..3: points still needed, in units of 2.5, clipped to 127"),
     ("target", 1, "the target in units of 5, clipped to 127"),
