@@ -331,13 +331,16 @@ def _seat_specs(others: list[int], specs: list[str], rules: Rules) -> list[tuple
 
 
 def _ask_save(read: Reader, out, default: str | None) -> str | None:
-    hint = f" [Enter: {default}; '-': don't save]" if default else " (Enter: don't save)"
+    hint = f" [Enter: {default}; 'n': don't save]" if default else " (Enter or 'n': don't save)"
     try:
         answer = read(f"Save the unfinished match? File name{hint}: ").strip()
     except (EOFError, KeyboardInterrupt):
         return default
-    if answer == "-":
+    # A yes/no answer is what people type at such a prompt: never take it for a file name.
+    if answer.lower() in ("-", "n", "no"):
         return None
+    if answer.lower() in ("y", "yes"):
+        return default or "allfives-match.json"
     return answer or default
 
 

@@ -178,3 +178,12 @@ def test_layout_text_joins_matching_halves():
                 assert f"W {west}" in lines[-1] and f"E {east}" in lines[-1]
                 assert lines[-1].endswith(f"end total {state.layout.end_total}")
             state.apply(chooser.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("answer", ["n", "No", "-"])
+def test_a_no_at_the_save_prompt_saves_nothing(tmp_path, monkeypatch, answer):
+    monkeypatch.chdir(tmp_path)
+    script = Script(["1", "q", answer])
+    assert play(["--vs", "random", "--seed", "3"], script) == 0
+    assert list(tmp_path.iterdir()) == []
+    assert "Record written" not in script.out.getvalue()
