@@ -8,7 +8,7 @@ spinner; once neither line side shows it, its branches N and S open.
 
 from __future__ import annotations
 
-from .tiles import DOUBLE_ID, IS_DOUBLE, OTHER_HALF, PIPS, SUIT_MASK, TILES, E, N, S, W
+from .tiles import DOUBLE_ID, IS_DOUBLE, OTHER_HALF, SUIT_MASK, TILES, E, N, S, W
 
 
 class Layout:
@@ -120,6 +120,3 @@ class Layout:
 
     def spinner_tile(self) -> int:
         return DOUBLE_ID[self.spinner] if self.spinner >= 0 else -1
-
-    def pips_played(self) -> int:
-        return sum(PIPS[t] for t in range(28) if self.played >> t & 1)

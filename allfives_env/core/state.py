@@ -24,7 +24,6 @@ from .scoring import RoundResult, block_award, domino_award
 from .tiles import (
     DRAW,
     FIT_ACTIONS,
-    NUM_ACTIONS,
     OTHER_HALF,
     PASS,
     PIPS,
@@ -264,12 +263,6 @@ class State:
             actions.sort()
             return actions
         return [DRAW] if self.bone_pos < len(self.boneyard) else [PASS]
-
-    def legal_mask(self) -> list[int]:
-        mask = [0] * NUM_ACTIONS
-        for a in self.legal_actions():
-            mask[a] = 1
-        return mask
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know now."""
