@@ -140,7 +140,7 @@ class TerminalMatch:
         if table is not None:
             self.say(table)
         else:  # the shared renderer is not available: a compact local one
-            self.say(f"Round {state.round_index}. Scores: {self.scores_text()}; target {self.rules.target}")
+            self.say(f"Round {state.round_index + 1}. Scores: {self.scores_text()}; target {self.rules.target}")
             for line in layout_lines(state.layout):
                 self.say(line)
             others = (f"{self.seat_names[s]} {state.hands[s].bit_count()}" for s in range(self.rules.num_players))
@@ -254,7 +254,7 @@ class TerminalMatch:
         else:
             how = f"{result.end}; tied, no award"
         pips = ", ".join(f"{self.seat_names[s]} {p}" for s, p in enumerate(result.seat_pips))
-        self.say(f"--- Round {len(self.state.past) - 1} over: {how}. Pips left: {pips}.")
+        self.say(f"--- Round {len(self.state.past)} over: {how}. Pips left: {pips}.")
         self.say(f"--- Scores: {self.scores_text()}")
 
 
@@ -315,7 +315,7 @@ def main(
     try:
         match.run()
     except QuitMatch as stop:
-        print(f"\nStopped in round {state.round_index}. Scores: {match.scores_text()}.", file=out)
+        print(f"\nStopped in round {state.round_index + 1}. Scores: {match.scores_text()}.", file=out)
         path = args.save if stop.abrupt else _ask_save(read, out, args.save)
         if path:
             _save(state, path, seed, seat_agents, out)

@@ -1,7 +1,8 @@
-"""Command line: ``python -m allfives_env {demo,replay,play,evaluate} ...``.
+"""Command line: ``python -m allfives_env {demo,replay,play,evaluate,serve} ...``.
 
-``play`` and ``evaluate`` forward to :mod:`agents.play` and
-:mod:`agents.evaluate`; the core itself never imports the agents.
+``play``, ``evaluate`` and ``serve`` forward to :mod:`agents.play`,
+:mod:`agents.evaluate` and :mod:`allfives_web.server`; the core itself never
+imports the agents.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from .core import State, make_rules
 from .core.record import RecordError, load_record, replay
 from .core.state import RoundLog
 
-FORWARDED = {"play": "agents.play", "evaluate": "agents.evaluate"}
+FORWARDED = {"play": "agents.play", "evaluate": "agents.evaluate", "serve": "allfives_web.server"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
     commands.add_parser("play", help="play a match against bots in the terminal (see: play --help)", add_help=False)
     commands.add_parser("evaluate", help="duplicate-match evaluation of agents (see: evaluate --help)", add_help=False)
+    commands.add_parser("serve", help="the browser app: play, watch, replay (see: serve --help)", add_help=False)
 
     args = parser.parse_args(argv)
     if args.command == "demo":
@@ -91,7 +93,7 @@ def _print_round(index: int, log: RoundLog, state: State) -> None:
         how = f"block, tied low: {' and '.join(names[s] for s in result.split)} split {result.award}"
     else:
         how = f"{result.end}, tied: no award"
-    print(f"Round {index}: leader seat {log.deal.leader}, {len(moves)} actions ({draws} draws); {how}")
+    print(f"Round {index + 1}: leader seat {log.deal.leader}, {len(moves)} actions ({draws} draws); {how}")
     print(f"  opening: {' '.join(moves[:6])}{' ...' if len(moves) > 6 else ''}")
 
 
@@ -126,7 +128,7 @@ def _replay(args) -> int:
     for index, entry in enumerate(summary["rounds"]):
         who = names[entry["winner"]] if entry["winner"] is not None else "nobody alone"
         scores = ", ".join(_num(x) for x in entry["scores"])
-        print(f"Round {index}: {entry['end']}, won by {who}, award {_num(entry['award'])}; scores {scores}")
+        print(f"Round {index + 1}: {entry['end']}, won by {who}, award {_num(entry['award'])}; scores {scores}")
     scores = ", ".join(f"{names[s]} {_num(x)}" for s, x in enumerate(state.scores))
     if state.finished:
         print(f"Finished. Scores: {scores}. Winner: {' and '.join(names[s] for s in state.winners)}.")

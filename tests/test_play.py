@@ -126,7 +126,7 @@ def test_bots_draws_passes_and_round_results_are_shown():
     text = script.out.getvalue()
     assert "seat 1 (random) draws" in text
     assert re.search(r"^You draw: \d-\d", text, re.M)
-    assert re.search(r"^--- Round 0 over: .*Pips left: you \d+, seat 1 \(random\) \d+", text, re.M)
+    assert re.search(r"^--- Round 1 over: .*Pips left: you \d+, seat 1 \(random\) \d+", text, re.M)
     assert "(your only move, played for you)" in text
 
 
@@ -135,7 +135,7 @@ def test_quitting_offers_to_save_an_unfinished_record(tmp_path):
     script = Script(["1", "q", str(path)])
     assert play(["--vs", "random", "--seed", "3"], script) == 0
     text = script.out.getvalue()
-    assert "Stopped in round 0" in text and "Record written to" in text
+    assert "Stopped in round 1" in text and "Record written to" in text
     summary = replay(load_record(path.read_text())).summary()
     assert not summary["finished"] and summary["events"][0]["seat"] in (0, 1)
 
