@@ -25,7 +25,8 @@ from allfives_env.core.scoring import placement_points
 from allfives_env.core.tiles import OTHER_HALF, TILES
 
 from .base import Agent
-from .evaluate import AgentFactory, default_agent_factory, derive_seed
+from .factory import AgentFactory, default_agent_factory
+from .seeding import derive_seed
 
 Reader = Callable[[str], str]
 

@@ -4,18 +4,18 @@ During training, :func:`quick_eval` plays duplicate matches in one batched
 pass (the network's argmax against one bot, every deal played once with the
 network's side in each position), which is fast enough to run every few
 updates. At the end, :func:`final_eval` hands the saved policy to the
-project's evaluation harness (``agents.evaluate``), which plays it as any
+project's evaluation harness (:mod:`agents.evaluation`), which plays it as any
 other agent, in worker processes, and writes its tables.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from agents.evaluate import derive_seed, evaluate
+from agents.evaluation import evaluate, mean_interval
 from agents.policy_net import PolicyNet
 from agents.registry import make_agent
+from agents.seeding import derive_seed
 from allfives_env.core import Rules
 
 from .parallel import RolloutPool
@@ -43,11 +43,7 @@ def quick_eval(rollouts: RolloutPool, net: PolicyNet, baseline: str, matches: in
     net.eval()
     _, results = rollouts.play(specs, net, None, learn=False)
     net.train(was_training)
-    scores = [r for _, r in results]
-    n = len(scores)
-    mean = sum(scores) / n
-    var = sum((x - mean) ** 2 for x in scores) / max(1, n - 1)
-    return mean, 1.96 * math.sqrt(var / n)
+    return mean_interval([r for _, r in results])
 
 
 def lineup_against(spec: str, baseline: str, rules: Rules) -> list[str]:

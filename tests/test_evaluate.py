@@ -166,6 +166,42 @@ def test_results_do_not_depend_on_the_number_of_workers():
     assert [g.scores for g in other.games] != [g.scores for g in one.games]
 
 
+def test_a_pluggable_backend_gives_the_same_games_in_any_order():
+    from agents.evaluation import play_in_worker
+
+    seen = []
+
+    def backwards(config, matches, workers, done):  # finishes the matches last to first, as a remote pool may
+        for k in reversed(list(matches)):
+            seen.append(k)
+            done(k, play_in_worker(config, k))
+
+    one = run(["eager", "random"], 4)
+    other = run(["eager", "random"], 4, backend=backwards)
+    assert seen == [3, 2, 1, 0]
+    assert [without_timing(g) for g in other.games] == [without_timing(g) for g in one.games]
+
+
+def test_a_backend_that_drops_a_match_is_an_error():
+    from agents.evaluation import play_in_worker
+
+    def lossy(config, matches, workers, done):
+        for k in list(matches)[1:]:
+            done(k, play_in_worker(config, k))
+
+    with pytest.raises(RuntimeError, match="no games for 1 matches"):
+        run(["eager", "random"], 3, backend=lossy)
+
+
+def test_the_historical_module_offers_the_package_names():
+    import agents.evaluate as thin
+    import agents.evaluation as package
+
+    assert set(thin.__all__) == set(package.__all__)
+    for name in package.__all__:
+        assert getattr(thin, name) is getattr(package, name), name
+
+
 # -- statistics ----------------------------------------------------------------------
 
 
