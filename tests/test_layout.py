@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from allfives_env.core import Layout, placement_points, tile_from_text
-from allfives_env.core.tiles import DOUBLE_ID, E, N, S, W
+from allfives_env.core import Layout, State, make_rules, placement_points, tile_from_text
+from allfives_env.core.tiles import DOUBLE_ID, END_COUNT, NUM_TILES, E, N, S, W
 
 SLOT = {"W": W, "E": E, "N": N, "S": S}
 
@@ -183,3 +185,36 @@ def test_copy_is_independent():
     other.place(tile_from_text("5-4"), E)
     assert layout.values[N] == -1 and layout.end_total == 10 and len(layout.arms[E]) == 0
     assert other.values[N] == 5
+
+
+# -- questions about a placement before it is made ---------------------------------------------
+
+
+def test_end_total_after_equals_placing_on_a_copy():
+    """Every tile at every end it fits, over the layouts of random rounds (spinners led, later, covered)."""
+    chooser = random.Random(3)
+    checked = 0
+    for seed in range(12):
+        state = State(make_rules("fives" if seed % 2 else "pagat", 2 + seed % 3), seed=seed)
+        while not state.finished and state.round_index == 0:
+            layout = state.layout
+            for tile in range(NUM_TILES):
+                for slot in layout.fits(tile):
+                    trial = layout.copy()
+                    trial.place(tile, slot)
+                    assert layout.end_total_after(tile, slot) == trial.end_total
+                    if not layout.empty:
+                        assert layout.covered_total(slot) + END_COUNT[tile][layout.values[slot]] == trial.end_total
+                    checked += 1
+            state.apply(chooser.choice(state.legal_actions()))
+    assert checked > 2000
+
+
+def test_end_total_after_at_the_spinner():
+    layout = build("6-6")
+    assert layout.end_total_after(tile_from_text("6-3"), W) == 3 + 12  # the other side now counts both halves
+    layout.place(tile_from_text("6-3"), W)
+    assert layout.covered_total(E) == 3  # covering the last side opens the branches, which count nothing yet
+    assert layout.end_total_after(tile_from_text("6-2"), E) == 5
+    assert build("3-6", "6-6 E").end_total_after(tile_from_text("6-1"), E) == 3 + 1
+    assert Layout().end_total_after(tile_from_text("5-5"), W) == 10  # a lone lead counts once

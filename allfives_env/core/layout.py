@@ -8,7 +8,7 @@ spinner; once neither line side shows it, its branches N and S open.
 
 from __future__ import annotations
 
-from .tiles import DOUBLE_ID, IS_DOUBLE, OTHER_HALF, SUIT_MASK, TILES, E, N, S, W
+from .tiles import DOUBLE_ID, END_COUNT, IS_DOUBLE, OTHER_HALF, PIPS, SUIT_MASK, TILES, E, N, S, W
 
 
 class Layout:
@@ -101,6 +101,28 @@ class Layout:
             self.spinner_ends = (1 << W) | (1 << E)
 
     # -- read-only questions for views and renderers ----------------------
+
+    def covered_total(self, slot: int) -> int:
+        """What the other ends add up to once a tile covers the open end at ``slot``.
+
+        Covering one line side of a led spinner turns the other side into a
+        terminal double (it counts both halves); covering the last side of a
+        spinner opens its branches, which count nothing yet. So
+        ``end_total_after(tile, slot) == covered_total(slot) + END_COUNT[tile][values[slot]]``.
+        """
+        counts = self.counts
+        total = counts[0] + counts[1] + counts[2] + counts[3] - counts[slot]
+        ends = self.spinner_ends
+        rest = ends & ~(1 << slot)
+        if rest and rest != ends:
+            total += 2 * self.spinner - counts[rest.bit_length() - 1]
+        return total
+
+    def end_total_after(self, tile: int, slot: int) -> int:
+        """The end total once ``tile`` is placed at ``slot`` (it must fit there; a lead counts its pips once)."""
+        if self.lead < 0:
+            return PIPS[tile]
+        return self.covered_total(slot) + END_COUNT[tile][self.values[slot]]
 
     def branch_open(self) -> bool:
         return self.spinner >= 0 and self.values[N] >= 0

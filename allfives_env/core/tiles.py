@@ -39,6 +39,13 @@ OTHER_HALF: tuple[tuple[int, ...], ...] = tuple(
     tuple((b if a == v else a) if v in (a, b) else -1 for v in range(NUM_VALUES)) for a, b in TILES
 )
 
+#: END_COUNT[t][v]: what the new end counts once tile t is placed on an end showing v: its outer half,
+#: both halves for a double (-1 if t lacks v).
+END_COUNT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(-1 if OTHER_HALF[t][v] < 0 else OTHER_HALF[t][v] * (2 if a == b else 1) for v in range(NUM_VALUES))
+    for t, (a, b) in enumerate(TILES)
+)
+
 
 def _fit_actions() -> tuple[tuple[dict[int, tuple[int, ...]], ...], ...]:
     table = []
