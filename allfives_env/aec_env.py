@@ -34,6 +34,7 @@ from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record, write_record
 from .core.tiles import DRAW, PASS
 from .options import choice, flag
+from .views.action_features import action_features_high, encode_seat_actions
 from .views.observation import action_mask, encode_seat, observation_high
 from .views.state_vector import encode_state, state_high
 from .views.text import render_text
@@ -83,8 +84,9 @@ class raw_env(AECEnv):
     (None, "ansi", "human", "rgb_array"), ``reward`` ("win_loss", "points"),
     ``episode`` ("match", "round"), ``auto_forced`` (play forced draws and
     passes automatically), ``history`` (append the round's public moves to
-    the observation), ``record_dir`` (write each finished episode's game
-    record there).
+    the observation), ``action_features`` (add the per-action feature rows,
+    ``"action_features"``, to the observation), ``record_dir`` (write each
+    finished episode's game record there).
     """
 
     agents = _Mirrored()
@@ -115,6 +117,7 @@ class raw_env(AECEnv):
         episode: str = "match",
         auto_forced: bool = False,
         history: bool = False,
+        action_features: bool = False,
         record_dir: str | os.PathLike | None = None,
     ) -> None:
         super().__init__()
@@ -128,6 +131,7 @@ class raw_env(AECEnv):
         self.episode = choice("episode", episode, EPISODES)
         self.auto_forced = flag("auto_forced", auto_forced)
         self.history = flag("history", history)
+        self.action_features = flag("action_features", action_features)
         if record_dir is not None and not isinstance(record_dir, (str, os.PathLike)):
             raise ValueError(f"record_dir={record_dir!r} is not allowed; allowed: None or a directory path")
         self.record_dir = record_dir
@@ -145,6 +149,8 @@ class raw_env(AECEnv):
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
             }
         )
+        if self.action_features:
+            observation_space["action_features"] = spaces.Box(0, action_features_high(), dtype=np.int8)
         # One space object per agent, returned as is on every call (PettingZoo's API test checks identity).
         self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
@@ -217,7 +223,10 @@ class raw_env(AECEnv):
         state = self._state
         seat = self._seat_of[agent]
         legal = state.legal_actions() if seat == state.to_act else ()
-        return {"observation": encode_seat(state, seat, self.history), "action_mask": action_mask(legal)}
+        obs = {"observation": encode_seat(state, seat, self.history), "action_mask": action_mask(legal)}
+        if self.action_features:
+            obs["action_features"] = encode_seat_actions(state, seat)
+        return obs
 
     def step(self, action: int) -> None:
         agent = self.agent_selection

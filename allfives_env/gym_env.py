@@ -25,6 +25,7 @@ from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record
 from .options import choice, flag
+from .views.action_features import ACTION_FEATURES_SHAPE, action_features_high, encode_seat_actions
 from .views.image import render_image
 from .views.observation import action_mask, encode_seat, observation_high
 from .views.text import render_text
@@ -37,6 +38,7 @@ RESET_OPTIONS = ("deal", "learner_seat")
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
+_NO_FEATURES = np.zeros(ACTION_FEATURES_SHAPE, dtype=np.int8)  # the rows once the episode is over
 
 
 # -- opponents -------------------------------------------------------------------
@@ -150,9 +152,10 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
     Keyword arguments (all optional):
 
     - ``num_players``, ``rules``, ``partnerships``, ``target``, ``opening``,
-      ``reward``, ``episode``, ``auto_forced``, ``history``, ``render_mode``:
-      as in the PettingZoo environment. ``reward="win_loss"`` pays +1/-1 when
-      the episode ends (0 when no side or several sides win);
+      ``reward``, ``episode``, ``auto_forced``, ``history``,
+      ``action_features``, ``render_mode``: as in the PettingZoo
+      environment. ``reward="win_loss"`` pays +1/-1 when the episode ends
+      (0 when no side or several sides win);
       ``reward="points"`` pays, each step, the learner's side's points minus
       the mean of the other sides' points, over the target, counting what the
       opponents scored since the learner's last decision. ``auto_forced``
@@ -184,6 +187,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         episode: str = "match",
         auto_forced: bool = False,
         history: bool = False,
+        action_features: bool = False,
         illegal: str = "raise",
         render_mode: str | None = None,
     ) -> None:
@@ -194,6 +198,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         self.illegal = choice("illegal", illegal, ILLEGAL_MODES)
         self.auto_forced = flag("auto_forced", auto_forced)
         self.history = flag("history", history)
+        self.action_features = flag("action_features", action_features)
         if render_mode is not None:
             choice("render_mode", render_mode, RENDER_MODES)
         self.render_mode = render_mode
@@ -204,6 +209,8 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
             }
         )
+        if self.action_features:
+            self.observation_space["action_features"] = spaces.Box(0, action_features_high(), dtype=np.int8)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state: State | None = None
         self.match_seed: int | None = None
@@ -372,7 +379,10 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
     def _observe(self) -> dict:
         state = self.state
         legal = state.legal_actions() if not self.done else ()
-        return {"observation": encode_seat(state, self.learner, self.history), "action_mask": action_mask(legal)}
+        obs = {"observation": encode_seat(state, self.learner, self.history), "action_mask": action_mask(legal)}
+        if self.action_features:
+            obs["action_features"] = encode_seat_actions(state, self.learner) if legal else _NO_FEATURES.copy()
+        return obs
 
     def _info(self, **extra: Any) -> dict:
         state = self.state

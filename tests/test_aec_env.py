@@ -201,14 +201,14 @@ def test_hidden_tiles_never_reach_an_observation(settings):
     compared = 0
     for trial in range(25):
         observer = trial % settings["num_players"]
-        first = raw_env(history=True, **settings)
+        first = raw_env(history=True, action_features=True, **settings)
         first.reset(seed=trial)
         swapped = _swapped_deal(first.core_state, observer, chooser)
         if swapped is None:
             continue
         deal, x, y = swapped
         try:
-            second = raw_env(history=True, **settings)
+            second = raw_env(history=True, action_features=True, **settings)
             second.reset(seed=trial, options={"deal": deal})
         except ValueError:
             continue  # the swap moved a required opening double: the rules fix the leader
@@ -226,6 +226,7 @@ def test_hidden_tiles_never_reach_an_observation(settings):
             a, b = first.observe(me), second.observe(me)
             np.testing.assert_array_equal(a["observation"], b["observation"])
             np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+            np.testing.assert_array_equal(a["action_features"], b["action_features"])
             compared += 1
             both = sorted(set(s1.legal_actions()) & set(s2.legal_actions()))
             if not both or first.agent_selection != second.agent_selection:
