@@ -1,8 +1,8 @@
 """Build an agent from a short spec string, the way every command line names its players.
 
 Specs: ``random``, ``greedy``, ``heuristic``, ``search``, ``search:N`` (N
-rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH)
-and ``trained`` (the project's bundled policy).
+rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH),
+``trained`` (the project's bundled policy) and ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ BOTS: dict[str, type[Agent]] = {
 }
 
 #: Every spec form ``make_agent`` accepts, for help texts and error messages.
-AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained")
+AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained",
+                                 "rllib:PATH")  # fmt: skip
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
@@ -49,6 +50,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         return _load_policy(arg, seed)
     if name == "trained" and not sep:
         return _load_policy(None, seed)
+    if name == "rllib" and sep:
+        if not arg:
+            raise ValueError(f"agent spec {spec!r}: rllib:PATH needs the folder of a saved RLlib checkpoint")
+        return _load_rllib(arg, seed)
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(AGENT_NAMES)}")
 
 
@@ -64,3 +69,14 @@ def _load_policy(path: str | None, seed: int | None) -> Agent:
             "use one of random, greedy, heuristic, search, search:N"
         ) from None
     return module.load_policy_agent(path, seed)
+
+
+def _load_rllib(path: str, seed: int | None) -> Agent:
+    """RLlib checkpoints play through ``agents.rllib_agent``, imported only here: Ray is an optional extra."""
+    try:
+        import ray.rllib  # noqa: F401
+    except ModuleNotFoundError:
+        raise ValueError(
+            f"rllib:{path} needs RLlib, which is not installed; install it with: pip install -e '.[ray]'"
+        ) from None
+    return importlib.import_module("agents.rllib_agent").load_rllib_agent(path, seed)
