@@ -12,7 +12,7 @@ import json
 import sys
 
 from .core import State, make_rules
-from .core.record import RecordError, load_record, replay
+from .core.record import RecordError, read_record, replay
 from .core.state import RoundLog
 
 FORWARDED = {"play": "agents.play", "evaluate": "agents.evaluate", "serve": "allfives_web.server"}
@@ -107,17 +107,18 @@ def _num(x) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
+def _print_error(message: str) -> None:
+    """One stderr line, whatever the message holds and whatever stderr can encode."""
+    line = " ".join(message.splitlines())
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    print(f"error: {line}".encode(encoding, "backslashreplace").decode(encoding), file=sys.stderr)
+
+
 def _replay(args) -> int:
     try:
-        with open(args.file, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        print(f"error: cannot read {args.file}: {err.strerror}", file=sys.stderr)
-        return 2
-    try:
-        result = replay(load_record(text))
+        result = replay(read_record(args.file))
     except RecordError as err:
-        print(f"error: {err}", file=sys.stderr)
+        _print_error(str(err))
         return 2
     summary = result.summary()
     if args.json:

@@ -684,7 +684,7 @@ def test_fives_round_one_without_doubles_highest_pips_lead_any_tile():
 
 @pytest.mark.parametrize("num_players, partnerships", [(2, False), (3, False), (4, False), (4, True)])
 def test_fives_descending_over_more_than_seven_rounds(num_players, partnerships):
-    rules = make_rules("fives", num_players, partnerships, target=100_000, opening="descending")
+    rules = make_rules("fives", num_players, partnerships, target=10_000, opening="descending")
     state = State(rules, seed=num_players)
     rng = random.Random(7)
     openers = set()
@@ -699,7 +699,7 @@ def test_fives_descending_over_more_than_seven_rounds(num_players, partnerships)
 
 
 def test_fives_winners_choice_over_more_than_seven_rounds():
-    rules = make_rules("fives", 3, target=100_000)
+    rules = make_rules("fives", 3, target=10_000)
     state = State(rules, seed=3)
     rng = random.Random(3)
     for _ in range(12):

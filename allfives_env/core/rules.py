@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 RULE_SETS = ("pagat", "fives")
+#: The largest target. A match to it takes a few hundred rounds, so its record
+#: stays within the record format's limits, and every encoder represents it.
+MAX_TARGET = 10_000
 OPENINGS = ("winners_choice", "descending")
 
 # (tiles each, boneyard, default target) by rule set and player count.
@@ -57,6 +60,14 @@ class Rules:
         }
 
 
+def shown(value: object) -> str:
+    """``repr(value)`` cut short for messages: a huge integer (whose repr Python may refuse) by its size."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"<an integer of {value.bit_length()} bits>"
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:36]}...{text[-1]}"
+
+
 def make_rules(
     rules: str = "pagat",
     num_players: int = 2,
@@ -69,30 +80,34 @@ def make_rules(
     Raises ``ValueError`` naming the argument and what is allowed.
     """
     if rules not in RULE_SETS:
-        raise ValueError(f"rules={rules!r} is not a rule set; allowed: {', '.join(map(repr, RULE_SETS))}")
+        raise ValueError(f"rules={shown(rules)} is not a rule set; allowed: {', '.join(map(repr, RULE_SETS))}")
     if isinstance(num_players, bool) or num_players not in (2, 3, 4):
-        raise ValueError(f"num_players={num_players!r} is not allowed; allowed: 2, 3 or 4")
+        raise ValueError(f"num_players={shown(num_players)} is not allowed; allowed: 2, 3 or 4")
     num_players = int(num_players)  # 3.0 or a numpy integer: a plain int, so seat ranges work
     if partnerships is None:
         partnerships = rules == "pagat" and num_players == 4
     if not isinstance(partnerships, bool):
-        raise ValueError(f"partnerships={partnerships!r} is not allowed; allowed: True or False")
+        raise ValueError(f"partnerships={shown(partnerships)} is not allowed; allowed: True or False")
     if partnerships and num_players != 4:
         raise ValueError(f"partnerships=True needs num_players=4 (got {num_players})")
     if rules == "pagat" and num_players == 4 and not partnerships:
         raise ValueError("partnerships=False is not allowed: the pagat rule set requires partnerships at four players")
     if target is None:
         target = DEAL_TABLE[rules][num_players][2]
-    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < float("inf"):
-        raise ValueError(f"target={target!r} is not allowed; allowed: a positive, finite number of points")
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target <= MAX_TARGET:
+        raise ValueError(
+            f"target={shown(target)} is not allowed; allowed: a positive number of points up to {MAX_TARGET}"
+        )
     if isinstance(target, float) and target.is_integer():
         target = int(target)
     if rules == "pagat":
         if opening is not None:
-            raise ValueError(f"opening={opening!r} is not allowed with rules='pagat'; allowed: None (fives only)")
+            raise ValueError(f"opening={shown(opening)} is not allowed with rules='pagat'; allowed: None (fives only)")
     else:
         if opening is None:
             opening = "winners_choice"
         if opening not in OPENINGS:
-            raise ValueError(f"opening={opening!r} is not an opening mode; allowed: {', '.join(map(repr, OPENINGS))}")
+            raise ValueError(
+                f"opening={shown(opening)} is not an opening mode; allowed: {', '.join(map(repr, OPENINGS))}"
+            )
     return Rules(rules, num_players, partnerships, target, opening)
