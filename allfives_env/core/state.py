@@ -156,6 +156,16 @@ class State:
         other._legal = self._legal
         return other
 
+    def fix_deal(self, round_index: int, deal: Deal) -> None:
+        """Fix the deal of a round not yet started (a record's replay reads each deal when it comes).
+
+        It is checked against the rules when that round starts. Clones made
+        before keep the deals they had.
+        """
+        if round_index <= self.round_index:
+            raise ValueError(f"round {round_index} has already started; allowed: a later round")
+        self.fixed_deals = {**self.fixed_deals, round_index: deal}
+
     @classmethod
     def from_view(
         cls,
