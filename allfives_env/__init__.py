@@ -2,14 +2,15 @@
 
 ``allfives_env.core`` is the rules engine (pure Python). ``env()`` and
 ``raw_env()`` build the PettingZoo AEC environment; they are imported on first
-use so that the core never pulls in PettingZoo or Gymnasium.
+use so that the core never pulls in PettingZoo or Gymnasium. ``VectorEnv``,
+the batched engine of :mod:`allfives_env.vector`, is loaded on first use too.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["env", "raw_env", "__version__"]
+__all__ = ["VectorEnv", "env", "raw_env", "__version__"]
 
 
 def __getattr__(name: str):
@@ -17,4 +18,8 @@ def __getattr__(name: str):
         from . import aec_env
 
         return getattr(aec_env, name)
+    if name == "VectorEnv":
+        from .vector import VectorEnv
+
+        return VectorEnv
     raise AttributeError(f"module 'allfives_env' has no attribute {name!r}")

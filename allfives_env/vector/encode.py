@@ -1,0 +1,135 @@
+"""Observations and global state vectors of every table at once, in the views' exact layouts.
+
+The observation is that of the seat to act, field for field the vector of
+:func:`allfives_env.views.observation.encode_seat` (same :data:`OFFSETS`,
+same clipping), and the state vector that of
+:func:`allfives_env.views.state_vector.encode_state`. Each field is one
+array assignment for the whole batch; the seat-relative orders (seats and
+sides from the observer's point of view) are small per-seat tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.rules import Rules
+from ..core.tiles import NUM_ACTIONS, NUM_TILES, NUM_VALUES
+from ..views.observation import HISTORY_LENGTH, HISTORY_WIDTH, MAX_SEATS, OBSERVATION_SIZE, OFFSETS
+from ..views.state_vector import STATE_OFFSETS, STATE_SIZE
+from .arrays import Tables
+from .tables import BITS7, HISTORY_PAD, HISTORY_ROWS, OPEN_VALUES, SEAT_ONE_HOT, SPINNER, TILE_ONE_HOT
+
+
+class Encoder:
+    """Per-rules constants for encoding, and the encoders themselves."""
+
+    def __init__(self, rules: Rules) -> None:
+        n, sides = rules.num_players, rules.num_sides
+        self.rules = rules
+        self.n = n
+        self.sides = sides
+        #: SEATS[me]: the absolute seats in the observer's relative order.
+        self.seat_order = np.array([[(me + rel) % n for rel in range(n)] for me in range(n)], dtype=np.intp)
+        self.side_order = np.array(
+            [[(rules.side_of[me] + rel) % sides for rel in range(sides)] for me in range(n)], dtype=np.intp
+        )
+        tail = np.zeros((n, 2 * MAX_SEATS + 1), dtype=np.int8)  # partner, seat_present, rules_fives
+        for me in range(n):
+            for rel in range(n):
+                tail[me, rel] = rules.side_of[(me + rel) % n] == rules.side_of[me]
+                tail[me, MAX_SEATS + rel] = 1
+            tail[me, 2 * MAX_SEATS] = rules.rules == "fives"
+        self.tail = tail
+        self.target_byte = min(127, int(rules.target // 5))
+        self.rel = np.array([[(seat - me) % n for seat in range(n)] for me in range(n)], dtype=np.intp)
+
+    def to_target(self, scores: np.ndarray) -> np.ndarray:
+        """Per side: points still needed in units of 2.5, rounded up as the views do, clipped to 0..127."""
+        need = np.floor((self.rules.target - scores) / 2.5 + 0.999)
+        return np.clip(need, 0, 127).astype(np.int8)
+
+    def layout(self, t: Tables, keys: np.ndarray, out: np.ndarray, at: int) -> None:
+        """end_open .. end_total (51 bytes) into ``out[:, at:]``."""
+        o = at
+        out[:, o : o + 32] = OPEN_VALUES[keys]
+        out[:, o + 32 : o + 36] = t.counts
+        out[:, o + 36 : o + 40] = t.end_double
+        out[:, o + 40 : o + 42] = t.arm_started[:, 2:]
+        out[:, o + 42 : o + 50] = SPINNER[t.spinner + 1]
+        out[:, o + 50] = t.counts.sum(axis=1, dtype=np.int8)
+
+    def observation(self, t: Tables, keys: np.ndarray, history: bool) -> np.ndarray:
+        """(num_envs, 192 [+ history]) int8: each table's observation for its seat to act."""
+        b, n, sides = t.num_envs, self.n, self.sides
+        rows = t.rows
+        me = t.to_act
+        size = OBSERVATION_SIZE + (HISTORY_LENGTH * HISTORY_WIDTH if history else 0)
+        out = np.zeros((b, size), dtype=np.int8)
+        out[:, 0:NUM_TILES] = t.hands[rows, me]
+        out[:, NUM_TILES : 2 * NUM_TILES] = t.played
+        seats = self.seat_order[me]
+        column = rows[:, None]
+        o = OFFSETS["hand_counts"]
+        out[:, o : o + n] = t.hand_count[column, seats]
+        out[:, OFFSETS["boneyard"]] = t.bone_size - t.bone_pos
+        self.layout(t, keys, out, OFFSETS["end_open"])
+        o = OFFSETS["lacks"]
+        out[:, o : o + NUM_VALUES * n] = BITS7[t.lacks[column, seats]].reshape(b, NUM_VALUES * n)
+        o = OFFSETS["to_target"]
+        out[:, o : o + sides] = self.to_target(t.scores)[column, self.side_order[me]]
+        out[:, OFFSETS["target"]] = self.target_byte
+        out[:, OFFSETS["round"]] = np.minimum(t.round_index, 127)
+        out[:, OFFSETS["must_place_drawn"]] = t.drawn >= 0
+        o = OFFSETS["drawn_tile"]
+        out[:, o : o + NUM_TILES] = TILE_ONE_HOT[t.drawn + 1]
+        out[:, OFFSETS["to_act"]] = 1  # the observer is the seat to act
+        o = OFFSETS["leader"]
+        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT[self.rel[me, t.leader]]
+        o = OFFSETS["partner"]
+        out[:, o:OBSERVATION_SIZE] = self.tail[me]
+        if history:
+            out[:, OBSERVATION_SIZE:] = self.history(t).reshape(b, HISTORY_LENGTH * HISTORY_WIDTH)
+        return out
+
+    def history(self, t: Tables) -> np.ndarray:
+        """(num_envs, 128, 12): the round's public moves from the seat to act's side, oldest first."""
+        rel = self.rel[t.to_act[:, None], t.move_seat]
+        index = rel * NUM_ACTIONS + t.move_action
+        index[np.arange(HISTORY_LENGTH) >= t.move_count[:, None]] = HISTORY_PAD
+        return HISTORY_ROWS[index]
+
+    def state(self, t: Tables, keys: np.ndarray) -> np.ndarray:
+        """(num_envs, 302) int8: every table's global state vector (absolute seats and sides)."""
+        b, n, sides = t.num_envs, self.n, self.sides
+        rules = self.rules
+        out = np.zeros((b, STATE_SIZE), dtype=np.int8)
+        out[:, : n * NUM_TILES] = t.hands.reshape(b, n * NUM_TILES)
+        if t.bone_size:
+            left = np.arange(t.bone_size) >= t.bone_pos[:, None]
+            o = STATE_OFFSETS["boneyard_tiles"]
+            rows = np.repeat(t.rows, t.bone_size)[left.ravel()]
+            out[rows, o + t.boneyard[left]] = 1
+        o = STATE_OFFSETS["played"]
+        out[:, o : o + NUM_TILES] = t.played
+        o = STATE_OFFSETS["hand_counts"]
+        out[:, o : o + n] = t.hand_count
+        out[:, STATE_OFFSETS["boneyard"]] = t.bone_size - t.bone_pos
+        self.layout(t, keys, out, STATE_OFFSETS["end_open"])
+        o = STATE_OFFSETS["lacks"]
+        out[:, o : o + NUM_VALUES * n] = BITS7[t.lacks].reshape(b, NUM_VALUES * n)
+        o = STATE_OFFSETS["to_target"]
+        out[:, o : o + sides] = self.to_target(t.scores)
+        out[:, STATE_OFFSETS["target"]] = self.target_byte
+        out[:, STATE_OFFSETS["round"]] = np.minimum(t.round_index, 127)
+        out[:, STATE_OFFSETS["must_place_drawn"]] = t.drawn >= 0
+        o = STATE_OFFSETS["drawn_tile"]
+        out[:, o : o + NUM_TILES] = TILE_ONE_HOT[t.drawn + 1]
+        o = STATE_OFFSETS["to_act"]
+        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT[t.to_act]
+        o = STATE_OFFSETS["leader"]
+        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT[t.leader]
+        out[:, STATE_OFFSETS["partnerships"]] = rules.partnerships
+        o = STATE_OFFSETS["seat_present"]
+        out[:, o : o + n] = 1
+        out[:, STATE_OFFSETS["rules_fives"]] = rules.rules == "fives"
+        return out  # "finished" stays 0: a finished table has already restarted
