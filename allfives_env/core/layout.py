@@ -4,6 +4,8 @@ Each slot (W, E, N, S) holds the value an incoming tile must match (``-1``
 when that end is not open) and what the end counts towards the end total.
 The spinner is tracked by ``spinner_ends``, the arms whose outer tile is the
 spinner; once neither line side shows it, its branches N and S open.
+An arm's tile list is never changed in place (a placement gives the arm a
+new list), so a copy shares the lists and stays cheap.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class Layout:
         other.spinner = self.spinner
         other.spinner_ends = self.spinner_ends
         other.played = self.played
-        other.arms = [arm[:] for arm in self.arms]
+        other.arms = self.arms[:]  # the tile lists are shared: a placement replaces its list, never changes it
         other.lead = self.lead
         return other
 
@@ -88,7 +90,7 @@ class Layout:
         else:
             counts[slot] = outer
         values[slot] = outer
-        self.arms[slot].append(tile)
+        self.arms[slot] = self.arms[slot] + [tile]
 
     def _place_lead(self, tile: int) -> None:
         low, high = TILES[tile]

@@ -5,13 +5,8 @@ decides nothing about the rules. The image renderer (``views.image``, which
 needs pillow) is imported on its own.
 """
 
-from .action_features import (
-    ACTION_FEATURE_FIELDS,
-    ACTION_FEATURE_SIZE,
-    action_features,
-    action_features_high,
-    encode_seat_actions,
-)
+# action_features() shares its module's name, so it is imported from the module, not from here.
+from .action_features import ACTION_FEATURE_FIELDS, ACTION_FEATURE_SIZE, action_features_high, encode_seat_actions
 from .observation import (
     FIELDS,
     OBSERVATION_SIZE,

@@ -134,6 +134,21 @@ def _by_value() -> tuple:
 
 
 _BY_VALUE = _by_value()
+
+
+def _subsets() -> tuple:
+    """Per value v: every subset of the tiles showing v (as a mask) -> its (count, bit) pairs, largest count first."""
+    table = []
+    for entries in _BY_VALUE:
+        subsets = {}
+        for pick in range(1 << len(entries)):
+            chosen = tuple(e[::-1] for i, e in enumerate(entries) if pick >> i & 1)
+            subsets[sum(bit for _, bit in chosen)] = chosen
+        table.append(subsets)
+    return tuple(table)
+
+
+_SUBSETS = _subsets()
 #: _RESIDUE[v][r]: the tiles showing v whose new end counts r mod 5 when placed on v.
 _RESIDUE = tuple(tuple(sum(bit for bit, c in _BY_VALUE[v] if c % 5 == r) for r in range(5)) for v in range(7))
 #: _ZERO[v]: the tiles showing v whose new end counts 0 (they cannot make a zero total score).
@@ -167,34 +182,57 @@ def _mask_pips(mask: int) -> int:
     return p[0][mask & 255] + p[1][mask >> 8 & 255] + p[2][mask >> 16 & 255] + p[3][mask >> 24]
 
 
-def _replies(after: Layout, tiles: int, need) -> tuple[int, int, int, int]:
-    """Over the tiles of mask ``tiles`` on layout ``after``: (fit, scoring, best points, reaching ``need``)."""
-    fit = scoring = reach = 0
-    best = 0
+def _replies(after: Layout, pool: int, next_need, own: int) -> tuple[int, ...]:
+    """On layout ``after``: (fit, scoring, best, reaching ``next_need``) over the tiles of ``pool``, then
+    (fit, scoring, best) over the tiles of ``own``; each end's covered total is asked once for both."""
+    fit = scoring = reach = best = 0
+    own_fit = own_scoring = own_best = 0
     values = after.values
     for slot in range(4):
         v = values[slot]
         if v < 0:
             continue
-        suit = tiles & SUIT_MASK[v]
-        if not suit:
+        suit_mask = SUIT_MASK[v]
+        suit = pool & suit_mask
+        mine = own & suit_mask
+        if not suit and not mine:
             continue
-        fit |= suit
         base = after.covered_total(slot)
-        hits = suit & _RESIDUE[v][-base % 5]
+        residue = _RESIDUE[v][-base % 5]
         if not base:
-            hits &= ~_ZERO[v]
-        if not hits:
-            continue
-        scoring |= hits
-        for bit, count in _BY_VALUE[v]:
-            if hits & bit:
-                points = base + count
-                if points > best:
-                    best = points
-                if points >= need:
-                    reach |= bit
-    return fit.bit_count(), scoring.bit_count(), best, reach.bit_count()
+            residue &= ~_ZERO[v]
+        if suit:
+            fit |= suit
+            hits = suit & residue
+            if hits:
+                scoring |= hits
+                ranked = _SUBSETS[v][hits]
+                top = base + ranked[0][0]
+                if top > best:
+                    best = top
+                if top >= next_need:
+                    for count, bit in ranked:
+                        if base + count < next_need:
+                            break
+                        reach |= bit
+        if mine:
+            own_fit |= mine
+            hits = mine & residue
+            if hits:
+                own_scoring |= hits
+                top = base + _SUBSETS[v][hits][0][0]
+                if top > own_best:
+                    own_best = top
+    return (
+        fit.bit_count(),
+        scoring.bit_count(),
+        best,
+        reach.bit_count(),
+        own.bit_count(),
+        own_fit.bit_count(),
+        own_scoring.bit_count(),
+        own_best,
+    )
 
 
 # -- the encoder ---------------------------------------------------------------------------------
@@ -248,31 +286,14 @@ def _rows(
             if award < 0:
                 award = _award(rules, me, counts, unseen)
             out_award = award
-        next_fit, next_scoring, next_best, next_winning = _replies(after, pool, next_need)
-        own_fit, own_scoring, own_best, _ = _replies(after, left, own_need)
         out[base : base + size] = b"".join(
             (
                 static[action],
                 bytes((points, points > 0, total)),
                 _MOD5[total % 5],
                 _BITS7[opened],
-                bytes(
-                    (
-                        not left,
-                        out_award,
-                        points >= own_need,
-                        next_held,
-                        pool_count,
-                        next_fit,
-                        next_scoring,
-                        next_best,
-                        next_winning,
-                        left.bit_count(),
-                        own_fit,
-                        own_scoring,
-                        own_best,
-                    )
-                ),
+                bytes((not left, out_award, points > 0 and points >= own_need, next_held, pool_count)),
+                bytes(_replies(after, pool, next_need, left)),
             )
         )
     return out
