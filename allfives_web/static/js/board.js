@@ -1,0 +1,151 @@
+// Drawing tiles and the layout as SVG: real pips, doubles across the line, the spinner's four arms,
+// each open end with its count. The server sends the layout already worked out by the rules core.
+
+const NS = "http://www.w3.org/2000/svg";
+export const H = 30; // one half of a tile is H x H
+const GAP = 3;
+
+const PIP_SPOTS = {
+  0: [],
+  1: [[0.5, 0.5]],
+  2: [[0.27, 0.27], [0.73, 0.73]],
+  3: [[0.25, 0.25], [0.5, 0.5], [0.75, 0.75]],
+  4: [[0.27, 0.27], [0.73, 0.27], [0.27, 0.73], [0.73, 0.73]],
+  5: [[0.25, 0.25], [0.75, 0.25], [0.5, 0.5], [0.25, 0.75], [0.75, 0.75]],
+  6: [[0.27, 0.22], [0.27, 0.5], [0.27, 0.78], [0.73, 0.22], [0.73, 0.5], [0.73, 0.78]],
+};
+
+export function svg(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (parent) parent.append(node);
+  return node;
+}
+
+export function halves(text) {
+  const [a, b] = text.split("-").map(Number);
+  return [a, b];
+}
+
+function pips(parent, value, x, y, size, vertical) {
+  for (const [sx, sy] of PIP_SPOTS[value]) {
+    const [px, py] = vertical ? [sx, sy] : [sy, sx]; // the six's rows run along the tile
+    svg("circle", { class: "pip", cx: x + px * size, cy: y + py * size, r: size * 0.085 }, parent);
+  }
+}
+
+// A tile centred on (cx, cy): vertical puts `a` on top, horizontal puts `a` on the left.
+export function drawTile(parent, a, b, cx, cy, vertical, extraClass = "") {
+  const w = vertical ? H : 2 * H;
+  const hgt = vertical ? 2 * H : H;
+  const g = svg("g", { class: `tile ${extraClass}`.trim(), "data-tile": `${Math.min(a, b)}-${Math.max(a, b)}` }, parent);
+  const x = cx - w / 2;
+  const y = cy - hgt / 2;
+  svg("rect", { class: "face", x, y, width: w, height: hgt, rx: 5, ry: 5 }, g);
+  if (vertical) {
+    svg("line", { class: "mid", x1: x + 5, y1: cy, x2: x + w - 5, y2: cy }, g);
+    pips(g, a, x, y, H, true);
+    pips(g, b, x, cy, H, true);
+  } else {
+    svg("line", { class: "mid", x1: cx, y1: y + 5, x2: cx, y2: y + hgt - 5 }, g);
+    pips(g, a, x, y, H, false);
+    pips(g, b, cx, y, H, false);
+  }
+  const title = svg("title", {}, g);
+  title.textContent = `${a}-${b}`;
+  return g;
+}
+
+function fit(el, box, pad) {
+  const width = box.maxX - box.minX + 2 * pad;
+  const height = box.maxY - box.minY + 2 * pad;
+  el.setAttribute("viewBox", `${box.minX - pad} ${box.minY - pad} ${width} ${height}`);
+}
+
+function grow(box, cx, cy, w, hgt) {
+  box.minX = Math.min(box.minX, cx - w / 2);
+  box.maxX = Math.max(box.maxX, cx + w / 2);
+  box.minY = Math.min(box.minY, cy - hgt / 2);
+  box.maxY = Math.max(box.maxY, cy + hgt / 2);
+}
+
+function endBadge(parent, end, cx, cy, target, onEnd) {
+  const g = svg("g", { class: `end${target ? " target" : ""}`, "data-slot": end.slot, transform: `translate(${cx},${cy})` }, parent);
+  svg("circle", { r: 17 }, g);
+  const count = svg("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 16 }, g);
+  count.textContent = end.count;
+  const below = end.slot === "S";
+  const label = svg("text", { class: "slot", "text-anchor": "middle", y: below ? 34 : -25, "font-size": 12 }, g);
+  label.textContent = end.slot;
+  const title = svg("title", {}, g);
+  title.textContent = `${end.slot} end: shows ${end.value}, counts ${end.count}${end.double ? " (a double)" : ""}`;
+  if (target) g.addEventListener("click", () => onEnd(end.slot));
+  return g;
+}
+
+// The layout: the line west to east through the lead, the spinner's N branch above it, S below.
+// `targets`: the slots the chosen tile can go to (drawn as clickable badges); `last`: the tile played last.
+export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, last = null } = {}) {
+  el.replaceChildren();
+  const box = { minX: 0, maxX: 0, minY: -H, maxY: H };
+  if (layout.empty) {
+    const note = svg("text", { class: "empty-note", x: 0, y: 0, "text-anchor": "middle", "dominant-baseline": "central" }, el);
+    note.textContent = "No tile down yet: the first tile leads";
+    grow(box, 0, 0, 420, 60);
+    fit(el, box, 20);
+    return;
+  }
+  const widths = layout.line.map((p) => (p.double ? H : 2 * H));
+  const total = widths.reduce((s, w) => s + w, 0) + GAP * (widths.length - 1);
+  let x = -total / 2;
+  const centres = [];
+  layout.line.forEach((piece, i) => {
+    const [w, e] = halves(piece.tile);
+    const cx = x + widths[i] / 2;
+    centres.push(cx);
+    const cls = [piece.spinner ? "spinner" : "", piece.tile === last ? "last" : ""].join(" ");
+    drawTile(el, w, e, cx, 0, piece.double, cls);
+    grow(box, cx, 0, widths[i], piece.double ? 2 * H : H);
+    x += widths[i] + GAP;
+  });
+  const spinX = layout.spinner_index !== null ? centres[layout.spinner_index] : 0;
+  const tips = { N: -H, S: H };
+  for (const slot of ["N", "S"]) {
+    const sign = slot === "N" ? -1 : 1;
+    let edge = sign * H; // the spinner is drawn across the line: it reaches H above and below
+    for (const piece of layout.branches[slot]) {
+      const [inner, outer] = halves(piece.tile);
+      const length = piece.double ? H : 2 * H;
+      const cy = edge + sign * (GAP + length / 2);
+      const [a, b] = slot === "N" ? [outer, inner] : [inner, outer];
+      drawTile(el, a, b, spinX, cy, !piece.double, piece.tile === last ? "last" : "");
+      grow(box, spinX, cy, piece.double ? 2 * H : H, length);
+      edge = cy + sign * (length / 2);
+    }
+    tips[slot] = edge;
+  }
+  for (const end of layout.ends) {
+    let cx, cy;
+    if (end.slot === "W") [cx, cy] = [-total / 2 - 30, 0];
+    else if (end.slot === "E") [cx, cy] = [total / 2 + 30, 0];
+    else if (end.slot === "N") [cx, cy] = [spinX, tips.N - 30];
+    else [cx, cy] = [spinX, tips.S + 30];
+    endBadge(el, end, cx, cy, targets.has(end.slot), onEnd);
+    grow(box, cx, end.slot === "S" ? cy + 12 : cy - 12, 40, 64);
+  }
+  fit(el, box, 16);
+}
+
+// A row of upright tiles (a hand). `classes(tile)` adds classes; `onClick(tile)` makes them clickable.
+export function drawHand(el, tiles, { classes = () => "", onClick = null, raise = () => false } = {}) {
+  el.replaceChildren();
+  const step = H + 10;
+  tiles.forEach((tile, i) => {
+    const [a, b] = halves(tile);
+    const g = drawTile(el, a, b, i * step + H / 2, raise(tile) ? H - 8 : H + 2, true, classes(tile));
+    if (onClick) g.addEventListener("click", () => onClick(tile));
+  });
+  const width = Math.max(1, tiles.length) * step;
+  el.setAttribute("viewBox", `-6 -14 ${Math.max(width, 8 * step)} ${2 * H + 30}`);
+  el.setAttribute("preserveAspectRatio", "xMinYMid meet");
+}
