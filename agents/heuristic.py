@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from allfives_env.core import DRAW, PIPS, SeatView
 from allfives_env.core.layout import Layout
+from allfives_env.core.scoring import POINTS_FOR_TOTAL, placement_points
 from allfives_env.core.tiles import IS_DOUBLE, OTHER_HALF, SUIT_MASK, TILES, mask_to_tiles
 
 from .base import Agent
-from .greedy import total_after
 
 ALL_TILES = (1 << 28) - 1
 WIN = 200.0  # what reaching the target is worth, in points
@@ -87,9 +87,9 @@ def best_reply(layout: Layout, tiles: int, score: float, target: float) -> list[
         best = 0.0
         for slot in open_slots:
             if OTHER_HALF[tile][values[slot]] >= 0:
-                total = total_after(layout, tile * 4 + slot)
-                if total % 5 == 0 and total > best:
-                    best = total
+                points = POINTS_FOR_TOTAL[layout.end_total_after(tile, slot)]
+                if points > best:
+                    best = points
         if best:
             found.append(best + WIN if score + best >= target else best)
     return found
@@ -168,8 +168,7 @@ class _Context:
         tile = action >> 2
         layout = view.layout.copy()
         layout.place(tile, action & 3)
-        total = layout.end_total
-        points = total if total > 0 and total % 5 == 0 else 0
+        points = placement_points(layout.end_total)
         if self.own_score + points >= self.target:
             return WIN * 10 + points
         score = w["points"] * points

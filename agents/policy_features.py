@@ -23,7 +23,8 @@ import numpy as np
 
 from allfives_env.core import DRAW, PASS, PIPS, SeatView
 from allfives_env.core.layout import Layout
-from allfives_env.core.tiles import ALL_TILES_MASK, IS_DOUBLE, OTHER_HALF, SUIT_MASK, TILES
+from allfives_env.core.scoring import POINTS_FOR_TOTAL, placement_points
+from allfives_env.core.tiles import ALL_TILES_MASK, END_COUNT, IS_DOUBLE, OTHER_HALF, SUIT_MASK, TILES
 from allfives_env.views.observation import FIELDS, OBSERVATION_SIZE, encode_observation
 
 #: Bumped whenever a feature changes meaning; a checkpoint records the version it was trained on.
@@ -80,7 +81,7 @@ def _by_value() -> tuple[tuple[tuple[int, int, int], ...], ...]:
         for t in range(28):
             outer = OTHER_HALF[t][v]
             if outer >= 0:
-                row.append((1 << t, t, 2 * outer if IS_DOUBLE[t] else outer))
+                row.append((1 << t, t, END_COUNT[t][v]))
         table.append(tuple(row))
     return tuple(table)
 
@@ -92,23 +93,17 @@ def replies(layout: Layout, tiles: int) -> tuple[int, dict[int, int]]:
     """Over the tiles in mask ``tiles``: the mask of those that fit some end, and each scoring tile's best points."""
     fit = 0
     best: dict[int, int] = {}
-    counts = layout.counts
-    total = counts[0] + counts[1] + counts[2] + counts[3]
-    ends = layout.spinner_ends
     for slot in range(4):
         v = layout.values[slot]
         if v < 0 or not tiles & SUIT_MASK[v]:
             continue
-        base = total - counts[slot]
-        rest = ends & ~(1 << slot)
-        if rest != ends and rest:
-            base += 2 * layout.spinner - counts[rest.bit_length() - 1]
+        base = layout.covered_total(slot)
         for bit, t, count in _BY_VALUE[v]:
             if tiles & bit:
                 fit |= bit
-                after = base + count
-                if after % 5 == 0 and after and after > best.get(t, 0):
-                    best[t] = after
+                points = POINTS_FOR_TOTAL[base + count]
+                if points > best.get(t, 0):
+                    best[t] = points
     return fit, best
 
 
@@ -197,7 +192,7 @@ def encode_actions(view: SeatView) -> np.ndarray:
         after = layout.copy()
         after.place(tile, slot)
         total = after.end_total
-        points = total if total % 5 == 0 and total else 0
+        points = placement_points(total)
         left = hand & ~_TILE_BITS[tile]
         row[0] = 1.0
         row[3] = lead

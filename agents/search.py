@@ -28,10 +28,10 @@ import time
 
 from allfives_env.core import DRAW, PASS, PIPS, SeatView, State
 from allfives_env.core.layout import Layout
+from allfives_env.core.scoring import POINTS_FOR_TOTAL, zero_sum_gain
 from allfives_env.core.tiles import OTHER_HALF, SUIT_MASK, mask_to_tiles
 
 from .base import Agent
-from .greedy import total_after
 from .heuristic import ALL_TILES, lacked_tiles
 
 DEFAULT_SIMULATIONS = 240
@@ -142,9 +142,9 @@ def best_placement(layout: Layout, fit: int) -> int:
         while tiles:
             low = tiles & -tiles
             tiles ^= low
-            action = (low.bit_length() - 1) * 4 + slot
-            total = total_after(layout, action)
-            key = PIPS[action >> 2] + (total * 64 if total % 5 == 0 else 0)
+            tile = low.bit_length() - 1
+            action = tile * 4 + slot
+            key = PIPS[tile] + POINTS_FOR_TOTAL[layout.end_total_after(tile, slot)] * 64
             if key > best_key or key == best_key and action < best:
                 best, best_key = action, key
     return best
@@ -165,8 +165,7 @@ def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
             tile = low.bit_length() - 1
             after = layout.copy()
             after.place(tile, slot)
-            total = after.end_total
-            points = total if total % 5 == 0 else 0
+            points = POINTS_FOR_TOTAL[after.end_total]
             reply = 0
             answers = reply_hand & after.playable_mask()
             while answers:
@@ -176,8 +175,8 @@ def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
                 for s in range(4):
                     w = after.values[s]
                     if w >= 0 and OTHER_HALF[t][w] >= 0:
-                        r = total_after(after, t * 4 + s)
-                        if r % 5 == 0 and r > reply:
+                        r = POINTS_FOR_TOTAL[after.end_total_after(t, s)]
+                        if r > reply:
                             reply = r
             key = (points - reply) * 64 + PIPS[tile]
             action = tile * 4 + slot
@@ -211,7 +210,7 @@ def play_out(state: State, guarded: bool = True) -> None:
 def outcome(state: State, side: int, root_scores: tuple) -> float:
     """The value of a rollout for ``side``: its gain since the root minus the opponents' mean gain, plus the match result."""
     gains = [now - before for now, before in zip(state.scores, root_scores, strict=True)]
-    value = gains[side] - (sum(gains) - gains[side]) / (len(gains) - 1)
+    value = zero_sum_gain(gains, side)
     if state.winners:
         value += WIN_BONUS / len(state.winners) if side in state.winners else -WIN_BONUS
     return value

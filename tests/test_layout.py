@@ -218,3 +218,25 @@ def test_end_total_after_at_the_spinner():
     assert layout.end_total_after(tile_from_text("6-2"), E) == 5
     assert build("3-6", "6-6 E").end_total_after(tile_from_text("6-1"), E) == 3 + 1
     assert Layout().end_total_after(tile_from_text("5-5"), W) == 10  # a lone lead counts once
+
+
+def test_terminal_doubles_say_which_ends_count_both_halves():
+    """Over random rounds: an end that shows a tile counts its value twice exactly when it is a terminal double."""
+    chooser = random.Random(5)
+    checked = 0
+    for seed in range(10):
+        state = State(make_rules("fives" if seed % 2 else "pagat", 2 + seed % 3), seed=seed)
+        while not state.finished and state.round_index == 0:
+            layout = state.layout
+            doubles = layout.terminal_doubles()
+            assert doubles == [layout.terminal_double(slot) for slot in range(4)]
+            for slot in range(4):
+                if layout.values[slot] < 0 or layout.empty:
+                    assert not doubles[slot]
+                elif layout.arms[slot] or slot in (W, E):  # the end shows a tile (an empty branch counts nothing)
+                    assert layout.counts[slot] == layout.values[slot] * (2 if doubles[slot] else 1)
+                    checked += 1
+            state.apply(chooser.choice(state.legal_actions()))
+    assert checked > 500
+    assert build("5-5").terminal_doubles() == [False] * 4  # a lone lead counts once
+    assert build("5-5", "5-1 E").terminal_doubles() == [True, False, False, False]

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from allfives_env.core import block_award, domino_award, make_rules, placement_points, round_to_five
+from allfives_env.core import (
+    block_award,
+    domino_award,
+    make_rules,
+    match_rewards,
+    placement_points,
+    round_to_five,
+    zero_sum_gain,
+)
+from allfives_env.core.scoring import END_TOTAL_LIMIT, POINTS_FOR_TOTAL
 
 PAGAT = {n: make_rules("pagat", n) for n in (2, 3, 4)}
 FIVES = {n: make_rules("fives", n) for n in (2, 3, 4)}
@@ -15,6 +24,34 @@ FIVES_PARTNERS = make_rules("fives", 4, partnerships=True)
 def test_placement_points(total):
     expected = total if total in (5, 10, 15, 20, 25, 30, 35) else 0
     assert placement_points(total) == expected
+
+
+def test_the_points_table_is_placement_points():
+    assert END_TOTAL_LIMIT > 36  # the largest end total a layout can show
+    assert list(POINTS_FOR_TOTAL) == [placement_points(total) for total in range(END_TOTAL_LIMIT)]
+
+
+@pytest.mark.parametrize(
+    "gains, expected",
+    [
+        ((10, 0), (10, -10)),
+        ((10, 5, 0), (7.5, 0, -7.5)),
+        ((0, 0, 0, 20), (-20 / 3, -20 / 3, -20 / 3, 20)),
+        ((7.5, 7.5, 0), (3.75, 3.75, -7.5)),
+    ],
+)
+def test_zero_sum_gain(gains, expected):
+    got = [zero_sum_gain(gains, side) for side in range(len(gains))]
+    assert got == pytest.approx(expected)
+    assert sum(got) == pytest.approx(0)
+
+
+def test_match_rewards():
+    three = make_rules("pagat", 3)
+    assert match_rewards(three, (1,)) == (-1.0, 1.0, -1.0)
+    assert match_rewards(three, (0, 2)) == (0.0, 0.0, 0.0)  # a shared win pays no one
+    assert match_rewards(three, ()) == (0.0, 0.0, 0.0)
+    assert match_rewards(make_rules("pagat", 4, partnerships=True), (0,)) == (1.0, -1.0)
 
 
 @pytest.mark.parametrize(

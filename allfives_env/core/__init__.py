@@ -7,7 +7,15 @@ these modules what the rules say.
 from .deal import Deal, DealError, allowed_leaders, check_deal, deal_from_json, seeded_deal
 from .layout import Layout
 from .rules import DEAL_TABLE, OPENINGS, RULE_SETS, Rules, make_rules
-from .scoring import RoundResult, block_award, domino_award, placement_points, round_to_five
+from .scoring import (
+    RoundResult,
+    block_award,
+    domino_award,
+    match_rewards,
+    placement_points,
+    round_to_five,
+    zero_sum_gain,
+)
 from .state import IllegalActionError, RoundLog, SeatView, State
 from .tiles import (
     DRAW,

@@ -75,6 +75,7 @@ class Layout:
             return
         values, counts = self.values, self.counts
         outer = OTHER_HALF[tile][values[slot]]
+        counts[slot] = END_COUNT[tile][values[slot]]
         bit = 1 << slot
         if self.spinner_ends & bit:
             self.spinner_ends ^= bit
@@ -82,13 +83,9 @@ class Layout:
                 counts[self.spinner_ends.bit_length() - 1] = 2 * self.spinner
             else:  # both line sides covered: the branches open and count nothing yet
                 values[N] = values[S] = self.spinner
-        if IS_DOUBLE[tile]:
-            if self.spinner < 0:
-                self.spinner = outer
-                self.spinner_ends = bit
-            counts[slot] = 2 * outer
-        else:
-            counts[slot] = outer
+        if IS_DOUBLE[tile] and self.spinner < 0:
+            self.spinner = outer
+            self.spinner_ends = bit
         values[slot] = outer
         self.arms[slot] = self.arms[slot] + [tile]
 
@@ -129,18 +126,31 @@ class Layout:
     def branch_open(self) -> bool:
         return self.spinner >= 0 and self.values[N] >= 0
 
+    def terminal_doubles(self) -> list[bool]:
+        """Per slot (W, E, N, S): whether the open end there is a double that counts both halves.
+
+        An arm's end is its outer tile. An arm with no tile yet ends at the
+        lead (W and E) or at the spinner (N and S, which count nothing until
+        a tile is placed there): a lone lead counts once, a led spinner with
+        one side covered counts both halves on the other.
+        """
+        lead = self.lead
+        if lead < 0:
+            return [False, False, False, False]
+        values, arms = self.values, self.arms
+        doubles = [False, False, False, False]
+        for slot in range(4):
+            if values[slot] >= 0:
+                arm = arms[slot]
+                if arm:
+                    doubles[slot] = IS_DOUBLE[arm[-1]]
+                elif slot < N:
+                    doubles[slot] = IS_DOUBLE[lead] and self.spinner_ends != (1 << W) | (1 << E)
+        return doubles
+
     def terminal_double(self, slot: int) -> bool:
-        """Whether the end at ``slot`` is a double that counts both halves."""
-        if self.values[slot] < 0 or self.lead < 0:
-            return False
-        arm = self.arms[slot]
-        if arm:
-            return IS_DOUBLE[arm[-1]]
-        if slot in (N, S):
-            return False
-        # The lead itself is the end: a lone lead counts once, a led spinner
-        # with one side covered counts both halves on the other.
-        return IS_DOUBLE[self.lead] and self.spinner_ends != (1 << W) | (1 << E)
+        """Whether the end at ``slot`` is a double that counts both halves (see :meth:`terminal_doubles`)."""
+        return self.terminal_doubles()[slot]
 
     def spinner_tile(self) -> int:
         return DOUBLE_ID[self.spinner] if self.spinner >= 0 else -1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .rules import Rules
@@ -10,6 +11,29 @@ from .rules import Rules
 def placement_points(end_total: int) -> int:
     """What a placement scores: the end total if it is a positive multiple of 5."""
     return end_total if end_total > 0 and end_total % 5 == 0 else 0
+
+
+#: No end total reaches this: four ends, none counting more than a double six (12).
+END_TOTAL_LIMIT = 49
+#: POINTS_FOR_TOTAL[t] is ``placement_points(t)``, as a table for loops that score thousands of candidates.
+POINTS_FOR_TOTAL: tuple[int, ...] = tuple(placement_points(total) for total in range(END_TOTAL_LIMIT))
+
+
+def zero_sum_gain(gains: Sequence, side: int) -> float:
+    """``side``'s gain minus the mean gain of the other sides: over all sides these sum to zero.
+
+    ``gains`` holds each side's points gained over some stretch of play; this
+    is what a zero-sum points reward pays ``side`` for that stretch.
+    """
+    gain = gains[side]
+    return gain - (sum(gains) - gain) / (len(gains) - 1)
+
+
+def match_rewards(rules: Rules, winners: Sequence[int]) -> tuple[float, ...]:
+    """Per side: +1 to a lone winner, -1 to every other side; 0 to all when no side or several sides won."""
+    if len(winners) != 1:
+        return (0.0,) * rules.num_sides
+    return tuple(1.0 if side == winners[0] else -1.0 for side in range(rules.num_sides))
 
 
 def round_to_five(points: int) -> int:

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from .deal import Deal, DealError, allowed_leaders, check_deal, seeded_deal
 from .layout import Layout
 from .rules import Rules, make_rules
-from .scoring import RoundResult, block_award, domino_award
+from .scoring import RoundResult, block_award, domino_award, placement_points
 from .tiles import (
     DRAW,
     FIT_ACTIONS,
@@ -72,6 +72,7 @@ class SeatView(NamedTuple):
     legal: tuple[int, ...]  # this seat's legal actions (empty when it is not to act)
     move_codes: tuple[int, ...]  # this round's public moves, each seat * 128 + action
     leader: int
+    required_lead: int = -1  # for the seat about to lead: the tile the lead must be, else -1
 
     @property
     def moves(self) -> tuple[tuple[int, int], ...]:
@@ -205,7 +206,7 @@ class State:
         state.drawn = view.drawn
         state.lacks = list(view.lacks)
         state.moves = list(view.move_codes)
-        state.required_lead = -1 if view.layout.lead >= 0 else _required_lead(view)
+        state.required_lead = view.required_lead
         state._legal = None
         return state
 
@@ -292,6 +293,7 @@ class State:
             tuple(self.legal_actions()) if acting else (),
             tuple(self.moves),
             self.deal.leader,
+            self.required_lead if acting and self.layout.lead < 0 else -1,
         )
 
     # -- the one way to change a state ----------------------------------------
@@ -347,9 +349,8 @@ class State:
         self.drawn = -1
         layout = self.layout
         layout.place(tile, slot)
-        total = sum(layout.counts)
-        if total % 5 == 0 and total:
-            points = total
+        points = placement_points(layout.end_total)
+        if points:
             side = self.rules.side_of[seat]
             self.scores[side] += points
             if self.scores[side] >= self.rules.target:
@@ -450,10 +451,3 @@ class State:
             f"State({self.rules.rules}, {self.rules.num_players}p, round {self.round_index}, "
             f"to_act={self.to_act}, scores={self.scores}, hands=[{hands}])"
         )
-
-
-def _required_lead(view: SeatView) -> int:
-    """Before the lead, the view's legal actions say whether one double is required."""
-    if len(view.legal) == 1 and view.seat == view.to_act:
-        return view.legal[0] >> 2
-    return -1

@@ -22,7 +22,7 @@ import numpy as np
 from ..core.layout import Layout
 from ..core.rules import Rules
 from ..core.state import SeatView, State
-from ..core.tiles import DRAW, IS_DOUBLE, NUM_ACTIONS, NUM_TILES, PASS
+from ..core.tiles import DRAW, NUM_ACTIONS, NUM_TILES, PASS
 
 MAX_SEATS = 4
 HISTORY_LENGTH = 128  # more public moves than any round can hold
@@ -140,16 +140,7 @@ def layout_bytes(layout: Layout) -> bytes:
     v0, v1, v2, v3 = layout.values
     c0, c1, c2, c3 = layout.counts
     arms = layout.arms
-    lead = layout.lead
-    doubles = [0, 0, 0, 0]
-    if lead >= 0:
-        for slot, v in enumerate(layout.values):
-            if v >= 0:
-                arm = arms[slot]
-                if arm:
-                    doubles[slot] = IS_DOUBLE[arm[-1]]
-                elif slot < 2:  # the lead is this end: a lone lead counts once, a half-covered led spinner twice
-                    doubles[slot] = IS_DOUBLE[lead] and layout.spinner_ends != 3
+    doubles = layout.terminal_doubles()
     return b"".join(
         (
             _OPEN_VALUES[(v0 + 1) << 9 | (v1 + 1) << 6 | (v2 + 1) << 3 | (v3 + 1)],
