@@ -257,3 +257,23 @@ def test_make_agent_explains_a_missing_policy_module(monkeypatch):
     monkeypatch.setitem(sys.modules, "agents.policy_agent", None)
     with pytest.raises(ValueError, match="policy_agent"):
         make_agent("checkpoint:best.pt")
+
+
+@pytest.mark.parametrize(
+    "rules, opening, expect_required",
+    [("fives", "winners_choice", True), ("fives", "descending", True), ("pagat", None, False)],
+)
+def test_a_state_built_from_the_leaders_view_keeps_the_lead_requirement(rules, opening, expect_required):
+    """The view says which tile the lead must be; a determinized state offers the leader the same actions."""
+    for seed in range(6):
+        state = State(make_rules(rules, 3, opening=opening), seed=seed)
+        leader = state.view(state.to_act)
+        others = [state.view(s) for s in range(3) if s != state.to_act]
+        assert (leader.required_lead >= 0) == expect_required
+        assert all(v.required_lead == -1 for v in others)  # what the leader must lead is its own business
+        if expect_required:
+            assert leader.legal == (leader.required_lead * 4,)
+        rebuilt = State.from_view(leader, state.hands, state.boneyard)
+        assert rebuilt.legal_actions() == state.legal_actions()
+        state.apply(leader.legal[0])
+        assert state.view(state.to_act).required_lead == -1  # once led, nothing is required
