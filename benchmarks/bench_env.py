@@ -6,9 +6,12 @@ action mask), a uniformly random legal action picked from the mask, and
 too. ``allfives_env.env()`` and ``raw_env()`` run side by side with
 PettingZoo's ``connect_four_v3.env()`` as the yardstick. Rates per CPU
 second of this process are printed too: on a shared machine they are closer
-to what a quiet one would show than wall-clock rates.
+to what a quiet one would show than wall-clock rates. With
+``--action-features`` both are also run with ``action_features=True`` (every
+``last()`` then encodes the per-action feature rows too), and the cost is
+printed as a ratio against ``raw_env()`` without them, measured in the same run.
 
-Run: ``python benchmarks/bench_env.py [--seconds S] [--repeats R] [--num-players N] [--rules R]``.
+Run: ``python benchmarks/bench_env.py [--seconds S] [--repeats R] [--num-players N] [--rules R] [--action-features]``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs per environment; the best is reported")
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--rules", default="pagat", choices=["pagat", "fives"])
+    parser.add_argument(
+        "--action-features", action="store_true", help="also run both with action_features=True, beside raw_env()"
+    )
     args = parser.parse_args()
 
     from pettingzoo.classic import connect_four_v3
@@ -64,6 +70,9 @@ def main() -> None:
         "allfives env()": lambda: allfives_env.env(**settings),
         "allfives raw_env()": lambda: allfives_env.raw_env(**settings),
     }
+    if args.action_features:
+        makers["allfives env(af)"] = lambda: allfives_env.env(action_features=True, **settings)
+        makers["allfives raw_env(af)"] = lambda: allfives_env.raw_env(action_features=True, **settings)
     best = {name: (0.0, 0.0) for name in makers}
     for _ in range(args.repeats):  # interleaved, so a busy moment hurts every entry alike
         for name, make in makers.items():
@@ -76,6 +85,12 @@ def main() -> None:
     )
     for name, (wall, cpu) in best.items():
         print(f"{name:<24} {wall:>12,.0f} {wall / yardstick[0]:>15.2f}x {cpu:>15,.0f} {cpu / yardstick[1]:>15.2f}x")
+    if args.action_features:
+        plain, featured = best["allfives raw_env()"], best["allfives raw_env(af)"]
+        print(
+            "(af) = action_features=True. raw_env(af) / raw_env(): "
+            f"{featured[0] / plain[0]:.2f}x wall, {featured[1] / plain[1]:.2f}x per CPU second"
+        )
 
 
 if __name__ == "__main__":
