@@ -18,11 +18,10 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from allfives_env.core import DRAW, PASS, SLOT_NAMES, TILE_TEXT, Rules, State, make_rules, mask_to_tiles
-from allfives_env.core.layout import Layout
+from allfives_env.core import DRAW, PASS, TILE_TEXT, Rules, State, make_rules, mask_to_tiles
 from allfives_env.core.record import exact, write_record
 from allfives_env.core.scoring import placement_points
-from allfives_env.core.tiles import OTHER_HALF, TILES
+from allfives_env.views.text import render_text
 
 from .base import Agent
 from .factory import AgentFactory, default_agent_factory
@@ -39,61 +38,6 @@ class QuitMatch(Exception):
     def __init__(self, abrupt: bool) -> None:
         super().__init__("input ended or interrupted" if abrupt else "quit")
         self.abrupt = abrupt
-
-
-# -- drawing the table ----------------------------------------------------------------
-
-
-def _arm_pieces(layout: Layout, slot: int, start: int) -> list[tuple[int, int, int]]:
-    """The arm's tiles from the centre outward as (tile, inner value, outer value)."""
-    pieces, value = [], start
-    for tile in layout.arms[slot]:
-        outer = OTHER_HALF[tile][value]
-        pieces.append((tile, value, outer))
-        value = outer
-    return pieces
-
-
-def _piece(layout: Layout, tile: int, first: int, second: int) -> str:
-    text = f"{first}-{second}"
-    return f"[{text}]" if tile == layout.spinner_tile() else text
-
-
-def layout_lines(layout: Layout) -> list[str]:
-    """The layout as text: the line west to east, the spinner's branches, and the open ends with their counts."""
-    if layout.empty:
-        return ["Layout: empty (the first tile leads)"]
-    low, high = TILES[layout.lead]
-    west = [_piece(layout, t, outer, inner) for t, inner, outer in reversed(_arm_pieces(layout, 0, low))]
-    east = [_piece(layout, t, inner, outer) for t, inner, outer in _arm_pieces(layout, 1, high)]
-    lines = ["Layout: " + " ".join([*west, _piece(layout, layout.lead, low, high), *east])]
-    if layout.spinner >= 0:
-        spinner = f"[{layout.spinner}-{layout.spinner}]"
-        if layout.branch_open():
-            branches = []
-            for slot in (2, 3):
-                pieces = _arm_pieces(layout, slot, layout.spinner)
-                tiles = " ".join(_piece(layout, *p) for p in pieces) if pieces else "(open)"
-                branches.append(f"{SLOT_NAMES[slot]}: {spinner} {tiles}")
-            lines.append("        " + "   ".join(branches))
-        else:
-            lines.append(f"        (the spinner {spinner} opens N and S once both its sides are covered)")
-    ends = []
-    for slot, value in enumerate(layout.values):
-        if value >= 0:
-            double = layout.terminal_double(slot)
-            ends.append(f"{SLOT_NAMES[slot]} {value}" + (f" (double, counts {layout.counts[slot]})" if double else ""))
-    lines.append(f"Open ends: {', '.join(ends)}; end total {layout.end_total}")
-    return lines
-
-
-def _render_text(state: State, names: list[str]) -> str | None:
-    """The shared text view of the table (hidden hands not shown), or None where it is missing."""
-    try:
-        from allfives_env.views.text import render_text
-    except ImportError:
-        return None
-    return render_text(state, hands=False, names=names)
 
 
 # -- one match ---------------------------------------------------------------------
@@ -137,15 +81,7 @@ class TerminalMatch:
         state, seat = self.state, self.human
         self.say()
         self.say(f"=== Your turn (seat {seat}) ===")
-        table = _render_text(state, self.seat_names)
-        if table is not None:
-            self.say(table)
-        else:  # the shared renderer is not available: a compact local one
-            self.say(f"Round {state.round_index + 1}. Scores: {self.scores_text()}; target {self.rules.target}")
-            for line in layout_lines(state.layout):
-                self.say(line)
-            others = (f"{self.seat_names[s]} {state.hands[s].bit_count()}" for s in range(self.rules.num_players))
-            self.say(f"Tiles held: {', '.join(others)}; boneyard {state.boneyard_left}")
+        self.say(render_text(state, hands=False, names=self.seat_names))
         self.say("Your hand: " + " ".join(TILE_TEXT[t] for t in mask_to_tiles(state.hands[seat])))
         if state.drawn >= 0:
             self.say(f"You drew {TILE_TEXT[state.drawn]}; it fits, so it must be placed now.")
@@ -160,11 +96,10 @@ class TerminalMatch:
             return f"draw (boneyard: {state.boneyard_left} left)"
         if action == PASS:
             return "pass"
-        after = state.layout.copy()
-        after.place(action >> 2, action & 3)
-        points = placement_points(after.end_total)
+        total = state.layout.end_total_after(action >> 2, action & 3)
+        points = placement_points(total)
         gain = f", scores {points}" if points else ""
-        return f"{state.action_text(action)}  -> end total {after.end_total}{gain}"
+        return f"{state.action_text(action)}  -> end total {total}{gain}"
 
     # -- the loop --
 

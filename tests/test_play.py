@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import random
 import re
 
 import pytest
 
 from agents.base import Agent
-from agents.play import layout_lines, main
-from allfives_env.core import State, make_rules
+from agents.play import main
 from allfives_env.core.record import load_record, replay
 
 
@@ -161,25 +159,6 @@ def test_bad_options_exit_2(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_layout_text_joins_matching_halves():
-    """In every position of random matches, neighbouring tiles on the shown line touch with equal halves."""
-    chooser = random.Random(0)
-    for seed in range(3):
-        state = State(make_rules("fives", 3), seed=seed)
-        while not state.finished:
-            lines = layout_lines(state.layout)
-            if not state.layout.empty:
-                line = lines[0].removeprefix("Layout: ").replace("[", "").replace("]", "")
-                pieces = [p.split("-") for p in line.split()]
-                assert len(pieces) == 1 + len(state.layout.arms[0]) + len(state.layout.arms[1])
-                for left, right in zip(pieces, pieces[1:], strict=False):
-                    assert left[1] == right[0]
-                west, east = int(pieces[0][0]), int(pieces[-1][1])
-                assert f"W {west}" in lines[-1] and f"E {east}" in lines[-1]
-                assert lines[-1].endswith(f"end total {state.layout.end_total}")
-            state.apply(chooser.choice(state.legal_actions()))
-
-
 @pytest.mark.parametrize("answer", ["n", "No", "-"])
 def test_a_no_at_the_save_prompt_saves_nothing(tmp_path, monkeypatch, answer):
     monkeypatch.chdir(tmp_path)
@@ -187,3 +166,29 @@ def test_a_no_at_the_save_prompt_saves_nothing(tmp_path, monkeypatch, answer):
     assert play(["--vs", "random", "--seed", "3"], script) == 0
     assert list(tmp_path.iterdir()) == []
     assert "Record written" not in script.out.getvalue()
+
+
+def test_each_listed_move_shows_the_end_total_and_points_it_makes():
+    """The move list tells what a placement makes, as placing the tile on a copy of the layout does."""
+    import random
+
+    from agents.play import TerminalMatch
+    from allfives_env.core import DRAW, State, make_rules
+
+    chooser = random.Random(0)
+    shown = 0
+    for seed in range(3):
+        state = State(make_rules("fives", 3), seed=seed)
+        match = TerminalMatch(state, 0, {}, {1: "random", 2: "random"}, read=lambda prompt: "q", out=io.StringIO())
+        while not state.finished:
+            for action in state.legal_actions():
+                text = match.describe(action)
+                if action < DRAW:
+                    after = state.layout.copy()
+                    after.place(action >> 2, action & 3)
+                    total = after.end_total
+                    assert f"-> end total {total}" in text
+                    assert (f", scores {total}" in text) == (total > 0 and total % 5 == 0)
+                    shown += 1
+            state.apply(chooser.choice(state.legal_actions()))
+    assert shown > 300

@@ -251,3 +251,18 @@ def test_image_is_a_fixed_size_rgb_array_that_changes_with_the_layout():
     state.apply(state.legal_actions()[0])
     one = render_image(state)
     assert one.shape == empty.shape and (one != empty).any()
+
+
+def test_seat_tables_are_kept_per_rules_value():
+    """Equal rules share one table entry; alternating between rule sets never mixes their tables."""
+    from allfives_env.views import observation
+
+    first, again, other = make_rules("pagat", 3), make_rules("pagat", 3), make_rules("fives", 3)
+    assert first is not again and first == again
+    states = [State(r, seed=4) for r in (first, again, other, first)]
+    encoded = [encode_seat(s, 1) for s in states]
+    np.testing.assert_array_equal(encoded[0], encoded[1])
+    np.testing.assert_array_equal(encoded[0], encoded[3])
+    assert observation._table(first, 1) is observation._table(again, 1)
+    assert observation._table(other, 1) is not observation._table(first, 1)
+    assert sum(1 for r in observation._TABLES if r == first) == 1

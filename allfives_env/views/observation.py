@@ -173,17 +173,22 @@ def _need_bytes(target, scores, side_order: tuple[int, ...]) -> bytes:
 
 # -- per-table constants, computed once per (rules, seat) ------------------------------
 
-_TABLES: dict[int, tuple] = {}  # id(rules) -> (rules, per-seat tables); the entry keeps its rules alive
+_TABLES: dict[Rules, list[tuple]] = {}  # rules -> per-seat tables (equal rules share them)
+_LAST: tuple = (None, [])  # the rules asked for last and their tables: the common case needs no hashing
 
 
 def _table(rules: Rules, me: int) -> tuple:
     """(seat order from ``me``, side order from ``me``'s side, static tail bytes, lacks padding, player count)."""
-    entry = _TABLES.get(id(rules))
-    if entry is None or entry[0] is not rules:
-        if len(_TABLES) > 1000:
-            _TABLES.clear()
-        entry = _TABLES[id(rules)] = (rules, [_seat_table(rules, seat) for seat in range(rules.num_players)])
-    return entry[1][me]
+    global _LAST
+    last = _LAST
+    if last[0] is not rules:
+        tables = _TABLES.get(rules)
+        if tables is None:
+            if len(_TABLES) > 1000:
+                _TABLES.clear()
+            tables = _TABLES[rules] = [_seat_table(rules, seat) for seat in range(rules.num_players)]
+        last = _LAST = (rules, tables)
+    return last[1][me]
 
 
 def _seat_table(rules: Rules, me: int) -> tuple:
