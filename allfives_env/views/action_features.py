@@ -118,7 +118,10 @@ _STATIC = tuple(tuple(_static_row(a, lead) for a in range(DRAW)) for lead in (Fa
 _STATIC_SIZE = ACTION_FEATURE_OFFSETS["points"]
 _DRAW_ROW = bytes((0, 1, 0)) + bytes(ACTION_FEATURE_SIZE - 3)
 _PASS_ROW = bytes((0, 0, 1)) + bytes(ACTION_FEATURE_SIZE - 3)
-_MOD5 = tuple(bytes(i == r for i in range(5)) for r in range(5))
+#: _TOTAL[t]: points .. end_total_mod5 (8 bytes) of a placement that leaves the end total t.
+_TOTAL = tuple(
+    bytes((placement_points(t), placement_points(t) > 0, t)) + bytes(i == t % 5 for i in range(5)) for t in range(37)
+)
 _BITS7 = tuple(bytes((m >> i) & 1 for i in range(7)) for m in range(128))
 _BIT = tuple(1 << t for t in range(NUM_TILES))
 
@@ -286,15 +289,12 @@ def _rows(
             if award < 0:
                 award = _award(rules, me, counts, unseen)
             out_award = award
-        out[base : base + size] = b"".join(
-            (
-                static[action],
-                bytes((points, points > 0, total)),
-                _MOD5[total % 5],
-                _BITS7[opened],
-                bytes((not left, out_award, points > 0 and points >= own_need, next_held, pool_count)),
-                bytes(_replies(after, pool, next_need, left)),
-            )
+        out[base : base + size] = (
+            static[action]
+            + _TOTAL[total]
+            + _BITS7[opened]
+            + bytes((not left, out_award, points > 0 and points >= own_need, next_held, pool_count))
+            + bytes(_replies(after, pool, next_need, left))
         )
     return out
 
@@ -313,7 +313,7 @@ _INT8 = np.dtype(np.int8)
 
 
 def _as_array(rows: bytearray) -> np.ndarray:
-    return np.frombuffer(rows, _INT8).reshape(ACTION_FEATURES_SHAPE)
+    return np.ndarray(ACTION_FEATURES_SHAPE, _INT8, rows)  # over the bytes, no copy; writable
 
 
 def action_features(view: SeatView) -> np.ndarray:
