@@ -106,29 +106,12 @@ def tiles_to_mask(tiles) -> int:
     return mask
 
 
-def mask_pips(mask: int) -> int:
-    return sum(PIPS[t] for t in mask_to_tiles(mask))
-
-
 def placement(tile: int, slot: int) -> int:
     """The action id that places ``tile`` at ``slot``."""
     _check_tile(tile)
     if not 0 <= slot < NUM_SLOTS:
         raise ValueError(f"bad slot {slot!r}: expected 0..3 (W, E, N, S)")
     return tile * NUM_SLOTS + slot
-
-
-def action_tile(action: int) -> int:
-    """The tile a placement action places."""
-    return action >> 2
-
-
-def action_slot(action: int) -> int:
-    return action & 3
-
-
-def is_placement(action: int) -> bool:
-    return 0 <= action < DRAW
 
 
 def action_to_text(action: int, *, lead: bool = False) -> str:
