@@ -19,9 +19,28 @@ import numpy as np
 from ..core.rules import Rules
 from ..core.tiles import DRAW, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, PASS
 from ..views.observation import HISTORY_LENGTH
-from .tables import DOUBLE, FIT, HIGH, KEY_WEIGHTS, LOW, OPEN_BITS, OTHER, PLAYABLE, TILE_PIPS
+from .tables import (
+    DOUBLE,
+    FIT_WORDS,
+    HIGH,
+    KEY_SHIFT,
+    LOW,
+    OPEN_BITS,
+    OTHER,
+    PLAYABLE,
+    PLAYABLE_BITS,
+    SPREAD,
+    TILE_PIPS,
+)
 
 _EMPTY = np.zeros(0, dtype=np.intp)
+_OTHER_FLAT = OTHER.ravel()  # [tile * 7 + value]
+_PLAYABLE_FLAT = PLAYABLE.ravel()  # [key * 28 + tile]
+
+
+def to_target(target: float, scores: np.ndarray) -> np.ndarray:
+    """Points still needed in units of 2.5, rounded up and clipped to 0..127 exactly as the views do."""
+    return np.clip(np.floor((target - scores) / 2.5 + 0.999), 0, 127).astype(np.int8)
 
 
 class RoundEnds(NamedTuple):
@@ -34,22 +53,32 @@ class RoundEnds(NamedTuple):
 
 
 class Tables:
-    """``num_envs`` tables of one rule set, every field an array with one row per table."""
+    """``num_envs`` tables of one rule set, every field an array with one row per table.
+
+    The hot path reads and writes through flat views (``_f`` suffix) with
+    computed flat indices and ``take``, which costs a fraction of numpy's
+    multi-dimensional fancy indexing at these sizes.
+    """
 
     def __init__(self, rules: Rules, num_envs: int) -> None:
         self.rules = rules
         b, n = num_envs, rules.num_players
         self.num_envs = b
+        self.num_players = n
         self.rows = np.arange(b)
+        self.seat_base = self.rows * n  # flat index of (table, seat 0) in the per-seat arrays
         self.bone_size = rules.boneyard_size
         self.side_of = np.array(rules.side_of, dtype=np.intp)
+        self.num_sides = rules.num_sides
         self.next_seat = np.array([(s + 1) % n for s in range(n)], dtype=np.intp)
         self.hands = np.zeros((b, n, NUM_TILES), dtype=np.int8)
+        self.hand_bits = np.zeros((b, n), dtype=np.int64)  # the same hands as 28-bit masks
         self.hand_count = np.zeros((b, n), dtype=np.int8)
         self.boneyard = np.zeros((b, max(1, self.bone_size)), dtype=np.intp)
         self.bone_pos = np.zeros(b, dtype=np.intp)
         self.played = np.zeros((b, NUM_TILES), dtype=np.int8)
         self.values = np.full((b, NUM_SLOTS), -1, dtype=np.int8)  # the value to match per slot, -1 closed
+        self.keys = np.zeros(b, dtype=np.intp)  # the end key of ``values``, kept in step with it
         self.counts = np.zeros((b, NUM_SLOTS), dtype=np.int8)  # what each end adds to the end total
         self.end_double = np.zeros((b, NUM_SLOTS), dtype=np.int8)  # the end is a terminal double
         self.arm_started = np.zeros((b, NUM_SLOTS), dtype=np.int8)
@@ -61,27 +90,56 @@ class Tables:
         self.drawn = np.full(b, -1, dtype=np.intp)
         self.lacks = np.zeros((b, n), dtype=np.intp)  # bit v: the seat is known to hold no tile of value v
         self.scores = np.zeros((b, rules.num_sides), dtype=np.float64)
+        self.need = np.zeros((b, rules.num_sides), dtype=np.int8)  # the observation's to_target, kept with scores
         self.round_index = np.zeros(b, dtype=np.intp)
         self.leader = np.zeros(b, dtype=np.intp)
         self.move_seat = np.zeros((b, HISTORY_LENGTH), dtype=np.intp)
         self.move_action = np.zeros((b, HISTORY_LENGTH), dtype=np.intp)
         self.move_count = np.zeros(b, dtype=np.intp)
+        # flat views of the same memory
+        self.hand_rows = self.hands.reshape(b * n, NUM_TILES)
+        self.hands_f = self.hands.reshape(-1)
+        self.hand_bits_f = self.hand_bits.reshape(-1)
+        self.hand_count_f = self.hand_count.reshape(-1)
+        self.boneyard_f = self.boneyard.reshape(-1)
+        self.played_f = self.played.reshape(-1)
+        self.values_f = self.values.reshape(-1)
+        self.counts_f = self.counts.reshape(-1)
+        self.count_words = self.counts.view(np.uint32).reshape(b)  # the four counts of a table as one word
+        self.end_double_f = self.end_double.reshape(-1)
+        self.arm_started_f = self.arm_started.reshape(-1)
+        self.lacks_f = self.lacks.reshape(-1)
+        self.scores_f = self.scores.reshape(-1)
+        self.move_seat_f = self.move_seat.reshape(-1)
+        self.move_action_f = self.move_action.reshape(-1)
 
     # -- questions ------------------------------------------------------------------
 
-    def end_keys(self, rows: np.ndarray | None = None) -> np.ndarray:
-        """Each table's end key (see :mod:`allfives_env.vector.tables`)."""
-        values = self.values if rows is None else self.values[rows]
-        return (values.astype(np.intp) + 1) @ KEY_WEIGHTS
+    def refresh_need(self, rows: np.ndarray | list[int]) -> None:
+        """Recompute the to_target bytes of these tables after their scores changed."""
+        self.need[rows] = to_target(self.rules.target, self.scores[rows])
+
+    def end_totals(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The end total of each (listed) table: the four count bytes of its word summed by one multiply."""
+        words = self.count_words if rows is None else self.count_words.take(rows)
+        return (words * SPREAD) >> np.uint32(24)
+
+    def _acting(self, rows: np.ndarray | None) -> tuple:
+        if rows is None:
+            return self.seat_base + self.to_act, self.drawn, self.lead, self.required_lead, self.keys, self.bone_pos
+        return (
+            rows * self.num_players + self.to_act.take(rows),
+            self.drawn.take(rows),
+            self.lead.take(rows),
+            self.required_lead.take(rows),
+            self.keys.take(rows),
+            self.bone_pos.take(rows),
+        )
 
     def candidates(self, rows: np.ndarray | None = None) -> np.ndarray:
         """(tables, 28): the tiles the seat to act may place if they fit: its hand, the drawn tile or the required lead."""
-        if rows is None:
-            rows = self.rows
-            drawn, lead, required = self.drawn, self.lead, self.required_lead
-        else:
-            drawn, lead, required = self.drawn[rows], self.lead[rows], self.required_lead[rows]
-        cand = self.hands[rows, self.to_act[rows]]
+        seat_rows, drawn, lead, required, _, _ = self._acting(rows)
+        cand = self.hand_rows.take(seat_rows, axis=0)
         special = np.flatnonzero((drawn >= 0) | ((lead < 0) & (required >= 0)))
         if special.size:
             tile = np.where(drawn[special] >= 0, drawn[special], required[special])
@@ -89,42 +147,56 @@ class Tables:
             cand[special, tile] = 1
         return cand
 
-    def legal_mask(self, keys: np.ndarray | None = None, rows: np.ndarray | None = None) -> np.ndarray:
-        """(tables, 114) int8: the placements that fit, else DRAW while the boneyard lasts, else PASS."""
-        if keys is None:
-            keys = self.end_keys(rows)
-        cand = self.candidates(rows)
+    def legal_mask(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """(tables, 114) int8: the placements that fit, else DRAW while the boneyard lasts, else PASS.
+
+        The result is a view of rows 116 bytes apart; copy it (``np.ascontiguousarray``) to keep it.
+        """
+        seat_rows, drawn, lead, required, keys, bone_pos = self._acting(rows)
+        cand = self.hand_rows.take(seat_rows, axis=0)
+        bits = self.hand_bits_f.take(seat_rows)
+        special = np.flatnonzero((drawn >= 0) | ((lead < 0) & (required >= 0)))
+        if special.size:  # one candidate: the drawn tile, or the double the lead must be
+            tile = np.where(drawn[special] >= 0, drawn[special], required[special])
+            cand[special] = 0
+            cand[special, tile] = 1
+            bits[special] = 1 << tile
         b = len(cand)
-        place = (FIT[keys] & cand[:, :, None]).reshape(b, NUM_TILES * NUM_SLOTS)
-        lead = self.lead if rows is None else self.lead[rows]
+        spread = cand.astype(np.uint32)
+        spread *= SPREAD
+        buffer = np.empty((b, NUM_TILES + 1), dtype=np.uint32)  # 116 bytes a row: the 114 actions and 2 spare
+        words = buffer[:, :NUM_TILES]
+        FIT_WORDS.take(keys, axis=0, out=words)
+        words &= spread
+        mask = buffer.view(np.int8)
+        stuck = (bits & PLAYABLE_BITS.take(keys)) == 0
         leads = np.flatnonzero(lead < 0)
         if leads.size:  # an empty layout: any candidate leads, at slot W
-            place[leads, ::NUM_SLOTS] = cand[leads]
-        mask = np.empty((b, NUM_ACTIONS), dtype=np.int8)
-        mask[:, :DRAW] = place
-        stuck = ~place.view(np.uint64).any(axis=1)
-        left = (self.bone_pos if rows is None else self.bone_pos[rows]) < self.bone_size
+            mask[leads, :DRAW:NUM_SLOTS] = cand[leads]
+            stuck[leads] = False
+        left = bone_pos < self.bone_size
         mask[:, DRAW] = stuck & left
         mask[:, PASS] = stuck & ~left
-        return mask
+        return mask[:, :NUM_ACTIONS]
 
     def seat_pips(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), n): each seat's remaining pips."""
-        return self.hands[rows].astype(np.int64) @ TILE_PIPS
+        return self.hands.take(rows, axis=0).astype(np.int64) @ TILE_PIPS
 
-    def _blocked(self, rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    def _blocked(self, rows: np.ndarray) -> np.ndarray:
         """For tables whose boneyard is empty: no tile held by anyone fits an open end."""
-        held = self.hands[rows].max(axis=1)
-        return ~(held & PLAYABLE[keys]).view(np.uint32).any(axis=1)
+        held = np.bitwise_or.reduce(self.hand_bits.take(rows, axis=0), axis=1)
+        return (held & PLAYABLE_BITS.take(self.keys.take(rows))) == 0
 
     # -- the moves ---------------------------------------------------------------------
 
     def apply(self, rows: np.ndarray, actions: np.ndarray) -> RoundEnds:
         """Apply one legal action per listed table (the caller has checked legality)."""
-        seats = self.to_act[rows]
-        at = self.move_count[rows]
-        self.move_seat[rows, at] = seats
-        self.move_action[rows, at] = actions
+        seats = self.to_act.take(rows)
+        at = self.move_count.take(rows)
+        flat = rows * HISTORY_LENGTH + at
+        self.move_seat_f[flat] = seats
+        self.move_action_f[flat] = actions
         self.move_count[rows] = at + 1
         placing = actions < DRAW
         if placing.all():
@@ -141,11 +213,14 @@ class Tables:
     def _place(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> RoundEnds:
         tiles = actions >> 2
         slots = actions & 3
-        self.hands[rows, seats, tiles] = 0
-        self.hand_count[rows, seats] -= 1
+        seat_rows = rows * self.num_players + seats
+        self.hands_f[seat_rows * NUM_TILES + tiles] = 0
+        self.hand_bits_f[seat_rows] = self.hand_bits_f.take(seat_rows) & ~(1 << tiles)
+        left = self.hand_count_f.take(seat_rows) - 1
+        self.hand_count_f[seat_rows] = left
         self.drawn[rows] = -1
-        self.played[rows, tiles] = 1
-        leading = self.lead[rows] < 0
+        self.played_f[rows * NUM_TILES + tiles] = 1
+        leading = self.lead.take(rows) < 0
         if leading.any():
             self._place_lead(rows[leading], tiles[leading])
             keep = ~leading
@@ -153,95 +228,105 @@ class Tables:
         else:
             self._place_end(rows, tiles, slots)
 
-        totals = self.counts[rows].sum(axis=1, dtype=np.intp)
+        totals = self.end_totals(rows)
         scoring = np.flatnonzero((totals % 5 == 0) & (totals > 0))
+        going = np.ones(len(rows), dtype=bool)  # the tables whose round goes on
         target = _EMPTY
         if scoring.size:
-            r, sides = rows[scoring], self.side_of[seats[scoring]]
-            self.scores[r, sides] += totals[scoring]
-            reached = self.scores[r, sides] >= self.rules.target
+            r = rows[scoring]
+            at = r * self.num_sides + self.side_of.take(seats[scoring])
+            now = self.scores_f.take(at) + totals[scoring]
+            self.scores_f[at] = now
+            self.refresh_need(r)
+            reached = now >= self.rules.target
             if reached.any():
                 target = r[reached]
-                on = np.ones(len(rows), dtype=bool)
-                on[scoring[reached]] = False
-                rows, seats = rows[on], seats[on]
-        out = self.hand_count[rows, seats] == 0
+                going[scoring[reached]] = False
+        out = going & (left == 0)
         domino, domino_seat = rows[out], seats[out]
-        if out.any():
-            rows, seats = rows[~out], seats[~out]
-        block = self._block_check(rows)
-        if block.size:
-            on = np.ones(self.num_envs, dtype=bool)
-            on[block] = False
-            keep = on[rows]
-            rows, seats = rows[keep], seats[keep]
-        self.to_act[rows] = self.next_seat[seats]
+        going &= ~out
+        block = _EMPTY
+        dry = np.flatnonzero(going & (self.bone_pos.take(rows) == self.bone_size))
+        if dry.size:
+            blocked = dry[self._blocked(rows[dry])]
+            block = rows[blocked]
+            going[blocked] = False
+        self.to_act[rows[going]] = self.next_seat.take(seats[going])
         return RoundEnds(domino, domino_seat, block, target)
 
     def _place_lead(self, rows: np.ndarray, tiles: np.ndarray) -> None:
-        low, high = LOW[tiles], HIGH[tiles]
+        low, high = LOW.take(tiles), HIGH.take(tiles)
         self.lead[rows] = tiles
-        self.values[rows, 0] = low
-        self.values[rows, 1] = high
-        self.counts[rows, 0] = low  # a lone lead counts its pips once, a lone spinner included
-        self.counts[rows, 1] = high
-        double = DOUBLE[tiles] == 1
+        at = rows * NUM_SLOTS
+        self.values_f[at] = low
+        self.values_f[at + 1] = high
+        self.counts_f[at] = low  # a lone lead counts its pips once, a lone spinner included
+        self.counts_f[at + 1] = high
+        self.keys[rows] = (low.astype(np.intp) + 1) << KEY_SHIFT[0] | (high.astype(np.intp) + 1) << KEY_SHIFT[1]
+        double = DOUBLE.take(tiles) == 1
         self.spinner[rows] = np.where(double, low, -1)
         self.spinner_ends[rows] = np.where(double, 3, 0)
 
     def _place_end(self, rows: np.ndarray, tiles: np.ndarray, slots: np.ndarray) -> None:
-        values = self.values[rows, slots]
-        outer = OTHER[tiles, values]
-        ends = self.spinner_ends[rows]
+        at = rows * NUM_SLOTS + slots
+        values = self.values_f.take(at).astype(np.intp)
+        outer = _OTHER_FLAT.take(tiles * 7 + values)
+        ends = self.spinner_ends.take(rows)
         bit = 1 << slots
         hit = (ends & bit) != 0
-        ends = ends ^ (bit * hit)
-        spinner = self.spinner[rows]
+        ends ^= bit * hit
+        spinner = self.spinner.take(rows)
         if hit.any():
             half = np.flatnonzero(hit & (ends != 0))  # a led spinner keeps one line side: a terminal double
             if half.size:
-                other = ends[half] >> 1
-                self.counts[rows[half], other] = 2 * spinner[half]
-                self.end_double[rows[half], other] = 1
+                other = rows[half] * NUM_SLOTS + (ends[half] >> 1)
+                self.counts_f[other] = 2 * spinner[half]
+                self.end_double_f[other] = 1
             both = np.flatnonzero(hit & (ends == 0))  # both line sides covered: the branches open
             if both.size:
-                self.values[rows[both], 2] = spinner[both]
-                self.values[rows[both], 3] = spinner[both]
-        double = DOUBLE[tiles]
+                r, v = rows[both], spinner[both]
+                self.values_f[r * NUM_SLOTS + 2] = v
+                self.values_f[r * NUM_SLOTS + 3] = v
+                self.keys[r] += (v + 1) << KEY_SHIFT[2] | (v + 1) << KEY_SHIFT[3]
+        double = DOUBLE.take(tiles)
         first = np.flatnonzero((double == 1) & (spinner < 0))
         if first.size:
             self.spinner[rows[first]] = outer[first]
             ends[first] = bit[first]
         self.spinner_ends[rows] = ends
-        self.counts[rows, slots] = outer * (1 + double)
-        self.values[rows, slots] = outer
-        self.end_double[rows, slots] = double
-        self.arm_started[rows, slots] = 1
+        self.counts_f[at] = outer * (1 + double)
+        self.keys[rows] += (outer - values) << KEY_SHIFT.take(slots)
+        self.values_f[at] = outer
+        self.end_double_f[at] = double
+        self.arm_started_f[at] = 1
 
     def _block_check(self, rows: np.ndarray) -> np.ndarray:
         """The listed tables whose round is now blocked (boneyard empty and nothing fits)."""
-        dry = rows[self.bone_pos[rows] == self.bone_size]
+        dry = rows[self.bone_pos.take(rows) == self.bone_size]
         if not dry.size:
             return _EMPTY
-        return dry[self._blocked(dry, self.end_keys(dry))]
+        return dry[self._blocked(dry)]
 
     def _draw(self, rows: np.ndarray, seats: np.ndarray) -> RoundEnds:
-        keys = self.end_keys(rows)
+        keys = self.keys.take(rows)
+        seat_rows = rows * self.num_players + seats
         # It could not place: it holds none of the open values, and the drawn tile may show any other.
-        self.lacks[rows, seats] = OPEN_BITS[keys]
-        pos = self.bone_pos[rows]
-        tiles = self.boneyard[rows, pos]
+        self.lacks_f[seat_rows] = OPEN_BITS.take(keys)
+        pos = self.bone_pos.take(rows)
+        tiles = self.boneyard_f.take(rows * self.boneyard.shape[1] + pos)
         self.bone_pos[rows] = pos + 1
-        self.hands[rows, seats, tiles] = 1
-        self.hand_count[rows, seats] += 1
-        fits = PLAYABLE[keys, tiles] == 1
+        self.hands_f[seat_rows * NUM_TILES + tiles] = 1
+        self.hand_bits_f[seat_rows] = self.hand_bits_f.take(seat_rows) | (1 << tiles)
+        self.hand_count_f[seat_rows] = self.hand_count_f.take(seat_rows) + 1
+        fits = _PLAYABLE_FLAT.take(keys * NUM_TILES + tiles) == 1
         self.drawn[rows[fits]] = tiles[fits]
         block = self._block_check(rows[~fits])
         return RoundEnds(_EMPTY, _EMPTY, block, _EMPTY)
 
     def _pass(self, rows: np.ndarray, seats: np.ndarray) -> None:
-        self.lacks[rows, seats] |= OPEN_BITS[self.end_keys(rows)]
-        self.to_act[rows] = self.next_seat[seats]
+        seat_rows = rows * self.num_players + seats
+        self.lacks_f[seat_rows] = self.lacks_f.take(seat_rows) | OPEN_BITS.take(self.keys.take(rows))
+        self.to_act[rows] = self.next_seat.take(seats)
 
     # -- a new round ---------------------------------------------------------------------
 
@@ -255,16 +340,18 @@ class Tables:
         round_index: np.ndarray,
     ) -> None:
         """Lay out new deals: ``hands`` (rows, n, hand size) and ``boneyards`` (rows, boneyard size) as tile ids."""
-        n = self.rules.num_players
+        n = self.num_players
         self.hands[rows] = 0
-        size = hands.shape[2]
-        self.hands[np.repeat(rows, n * size), np.tile(np.repeat(np.arange(n), size), len(rows)), hands.ravel()] = 1
-        self.hand_count[rows] = size
+        seat_rows = rows[:, None, None] * n + np.arange(n)[None, :, None]
+        self.hands_f[(seat_rows * NUM_TILES + hands).ravel()] = 1
+        self.hand_bits[rows] = np.bitwise_or.reduce(np.int64(1) << hands, axis=2)
+        self.hand_count[rows] = hands.shape[2]
         if self.bone_size:
             self.boneyard[rows] = boneyards
         self.bone_pos[rows] = 0
         self.played[rows] = 0
         self.values[rows] = -1
+        self.keys[rows] = 0
         self.counts[rows] = 0
         self.end_double[rows] = 0
         self.arm_started[rows] = 0

@@ -42,51 +42,56 @@ class Encoder:
         self.tail = tail
         self.target_byte = min(127, int(rules.target // 5))
         self.rel = np.array([[(seat - me) % n for seat in range(n)] for me in range(n)], dtype=np.intp)
+        self.rel_flat = self.rel.ravel()  # [me * n + seat]
+        pads = [
+            (OFFSETS["hand_counts"] + n, OFFSETS["hand_counts"] + MAX_SEATS),
+            (OFFSETS["lacks"] + NUM_VALUES * n, OFFSETS["lacks"] + NUM_VALUES * MAX_SEATS),
+            (OFFSETS["to_target"] + sides, OFFSETS["to_target"] + MAX_SEATS),
+        ]
+        self.pads = [(start, stop) for start, stop in pads if start < stop]
 
-    def to_target(self, scores: np.ndarray) -> np.ndarray:
-        """Per side: points still needed in units of 2.5, rounded up as the views do, clipped to 0..127."""
-        need = np.floor((self.rules.target - scores) / 2.5 + 0.999)
-        return np.clip(need, 0, 127).astype(np.int8)
-
-    def layout(self, t: Tables, keys: np.ndarray, out: np.ndarray, at: int) -> None:
+    def layout(self, t: Tables, out: np.ndarray, at: int) -> None:
         """end_open .. end_total (51 bytes) into ``out[:, at:]``."""
         o = at
-        out[:, o : o + 32] = OPEN_VALUES[keys]
+        out[:, o : o + 32] = OPEN_VALUES.take(t.keys, axis=0)
         out[:, o + 32 : o + 36] = t.counts
         out[:, o + 36 : o + 40] = t.end_double
         out[:, o + 40 : o + 42] = t.arm_started[:, 2:]
-        out[:, o + 42 : o + 50] = SPINNER[t.spinner + 1]
-        out[:, o + 50] = t.counts.sum(axis=1, dtype=np.int8)
+        out[:, o + 42 : o + 50] = SPINNER.take(t.spinner + 1, axis=0)
+        out[:, o + 50] = t.end_totals()
 
-    def observation(self, t: Tables, keys: np.ndarray, history: bool) -> np.ndarray:
+    def observation(self, t: Tables, history: bool) -> np.ndarray:
         """(num_envs, 192 [+ history]) int8: each table's observation for its seat to act."""
         b, n, sides = t.num_envs, self.n, self.sides
-        rows = t.rows
         me = t.to_act
         size = OBSERVATION_SIZE + (HISTORY_LENGTH * HISTORY_WIDTH if history else 0)
-        out = np.zeros((b, size), dtype=np.int8)
-        out[:, 0:NUM_TILES] = t.hands[rows, me]
+        out = np.empty((b, size), dtype=np.int8)
+        for start, stop in self.pads:  # what no field below writes: absent seats and sides
+            out[:, start:stop] = 0
+        out[:, 0:NUM_TILES] = t.hand_rows.take(t.seat_base + me, axis=0)
         out[:, NUM_TILES : 2 * NUM_TILES] = t.played
-        seats = self.seat_order[me]
-        column = rows[:, None]
+        seats = self.seat_order.take(me, axis=0)
+        seats += t.seat_base[:, None]  # flat (table, seat) indices in the observer's order
         o = OFFSETS["hand_counts"]
-        out[:, o : o + n] = t.hand_count[column, seats]
+        out[:, o : o + n] = t.hand_count_f.take(seats)
         out[:, OFFSETS["boneyard"]] = t.bone_size - t.bone_pos
-        self.layout(t, keys, out, OFFSETS["end_open"])
+        self.layout(t, out, OFFSETS["end_open"])
         o = OFFSETS["lacks"]
-        out[:, o : o + NUM_VALUES * n] = BITS7[t.lacks[column, seats]].reshape(b, NUM_VALUES * n)
+        out[:, o : o + NUM_VALUES * n] = BITS7.take(t.lacks_f.take(seats), axis=0).reshape(b, NUM_VALUES * n)
         o = OFFSETS["to_target"]
-        out[:, o : o + sides] = self.to_target(t.scores)[column, self.side_order[me]]
+        sides_at = self.side_order.take(me, axis=0)
+        sides_at += (t.rows * sides)[:, None]
+        out[:, o : o + sides] = t.need.reshape(-1).take(sides_at)
         out[:, OFFSETS["target"]] = self.target_byte
         out[:, OFFSETS["round"]] = np.minimum(t.round_index, 127)
         out[:, OFFSETS["must_place_drawn"]] = t.drawn >= 0
         o = OFFSETS["drawn_tile"]
-        out[:, o : o + NUM_TILES] = TILE_ONE_HOT[t.drawn + 1]
-        out[:, OFFSETS["to_act"]] = 1  # the observer is the seat to act
+        out[:, o : o + NUM_TILES] = TILE_ONE_HOT.take(t.drawn + 1, axis=0)
+        out[:, OFFSETS["to_act"] : OFFSETS["to_act"] + MAX_SEATS] = SEAT_ONE_HOT[0]  # the observer acts
         o = OFFSETS["leader"]
-        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT[self.rel[me, t.leader]]
+        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT.take(self.rel_flat.take(me * n + t.leader), axis=0)
         o = OFFSETS["partner"]
-        out[:, o:OBSERVATION_SIZE] = self.tail[me]
+        out[:, o:OBSERVATION_SIZE] = self.tail.take(me, axis=0)
         if history:
             out[:, OBSERVATION_SIZE:] = self.history(t).reshape(b, HISTORY_LENGTH * HISTORY_WIDTH)
         return out
@@ -98,7 +103,7 @@ class Encoder:
         index[np.arange(HISTORY_LENGTH) >= t.move_count[:, None]] = HISTORY_PAD
         return HISTORY_ROWS[index]
 
-    def state(self, t: Tables, keys: np.ndarray) -> np.ndarray:
+    def state(self, t: Tables) -> np.ndarray:
         """(num_envs, 302) int8: every table's global state vector (absolute seats and sides)."""
         b, n, sides = t.num_envs, self.n, self.sides
         rules = self.rules
@@ -114,11 +119,11 @@ class Encoder:
         o = STATE_OFFSETS["hand_counts"]
         out[:, o : o + n] = t.hand_count
         out[:, STATE_OFFSETS["boneyard"]] = t.bone_size - t.bone_pos
-        self.layout(t, keys, out, STATE_OFFSETS["end_open"])
+        self.layout(t, out, STATE_OFFSETS["end_open"])
         o = STATE_OFFSETS["lacks"]
         out[:, o : o + NUM_VALUES * n] = BITS7[t.lacks].reshape(b, NUM_VALUES * n)
         o = STATE_OFFSETS["to_target"]
-        out[:, o : o + sides] = self.to_target(t.scores)
+        out[:, o : o + sides] = t.need
         out[:, STATE_OFFSETS["target"]] = self.target_byte
         out[:, STATE_OFFSETS["round"]] = np.minimum(t.round_index, 127)
         out[:, STATE_OFFSETS["must_place_drawn"]] = t.drawn >= 0

@@ -165,7 +165,7 @@ class VectorEnv:
         """(num_envs, 302) int8: each table's global state vector, as ``raw_env().state()``."""
         if self._mask is None:
             raise RuntimeError("call reset() before state()")
-        return self._encoder.state(self._tables, self._tables.end_keys())
+        return self._encoder.state(self._tables)
 
     # -- inside -------------------------------------------------------------------------------------
 
@@ -251,11 +251,10 @@ class VectorEnv:
 
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables
-        keys = t.end_keys()
-        self._mask = t.legal_mask(keys)
+        self._mask = np.ascontiguousarray(t.legal_mask())
         return VectorStep(
             t.to_act.copy(),
-            self._encoder.observation(t, keys, self.history),
+            self._encoder.observation(t, self.history),
             self._mask.copy(),
             rewards,
             terminated,

@@ -59,6 +59,7 @@ class Rounds:
             self.seeds[row] = seed
             self.logs[row] = MatchLog(seed)
         self.tables.scores[rows] = 0
+        self.tables.refresh_need(rows)
         self.deal(rows, [0] * len(rows), [None] * len(rows))
 
     def deal(self, rows: list[int], indices: list[int], previous: list[RoundResult | None]) -> None:
@@ -121,6 +122,7 @@ class Rounds:
                 next_rows.append(row)
                 next_indices.append(int(tables.round_index[row]) + 1)
                 previous.append(result)
+        tables.refresh_need(ended)
         if next_rows:
             self.deal(next_rows, next_indices, previous)
 

@@ -16,7 +16,6 @@ from ..core.tiles import DRAW, IS_DOUBLE, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, NUM
 from ..views.observation import HISTORY_WIDTH, MAX_SEATS
 
 NUM_KEYS = 8**NUM_SLOTS
-KEY_WEIGHTS = np.array([8 ** (NUM_SLOTS - 1 - slot) for slot in range(NUM_SLOTS)], dtype=np.intp)
 
 LOW = np.array([a for a, _ in TILES], dtype=np.int8)
 HIGH = np.array([b for _, b in TILES], dtype=np.int8)
@@ -36,8 +35,15 @@ _has = np.zeros((NUM_TILES, NUM_VALUES + 1), dtype=bool)  # [tile, value + 1]
 _has[:, 1:] = OTHER >= 0
 #: FIT[key, tile, slot]: 1 if the tile can be placed at that slot (a placement's action id is tile * 4 + slot).
 FIT = np.ascontiguousarray(_has[:, KEY_VALUES + 1].transpose(1, 0, 2)).astype(np.int8)
-#: PLAYABLE[key, tile]: 1 if the tile fits some open end.
+#: FIT_WORDS[key, tile]: FIT's four slot bytes of one tile read as one uint32, so a whole
+#: placement mask is one gather and one AND with the candidate tiles spread over four bytes.
+FIT_WORDS = FIT.view(np.uint32).reshape(NUM_KEYS, NUM_TILES)
+SPREAD = np.uint32(0x01010101)  # times a 0/1 value: that value in each of the four bytes
+#: PLAYABLE[key, tile]: 1 if the tile fits some open end; PLAYABLE_BITS[key]: the same as a 28-bit mask.
 PLAYABLE = FIT.max(axis=2)
+PLAYABLE_BITS = (PLAYABLE.astype(np.int64) << np.arange(NUM_TILES)).sum(axis=1)
+#: KEY_SHIFT[slot]: where a slot's value + 1 sits in the end key.
+KEY_SHIFT = np.array([3 * (NUM_SLOTS - 1 - slot) for slot in range(NUM_SLOTS)], dtype=np.intp)
 #: OPEN_BITS[key]: bit v set when some open end shows value v.
 OPEN_BITS = np.array([sum(1 << v for v in set(row) if v >= 0) for row in KEY_VALUES.tolist()], dtype=np.int64)
 #: OPEN_VALUES[key]: the observation's end_open (4) then end_value (4 x 7 one-hot) bytes.

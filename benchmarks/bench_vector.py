@@ -1,0 +1,123 @@
+"""Random play through the batched engine: decisions per second at several batch sizes, against raw_env().
+
+Each engine step is what a training loop does with it: read the action
+masks, pick a uniformly random legal action per table, and ``step`` (which
+returns every table's observation and mask, and restarts finished tables).
+``raw_env()`` is measured in the same run the way ``bench_env.py`` does
+(``last()``, a random legal action, ``step``), so the printed ratios compare
+the two under the same machine load. With ``--cpu N`` the process is pinned
+to that one CPU, so the figures are one core's.
+
+Run: ``python benchmarks/bench_vector.py [--sizes 64 256 1024 4096] [--seconds S] [--repeats R] [--cpu N]
+[--num-players N] [--rules R] [--features]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+
+import numpy as np
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask``."""
+    rows, actions = np.nonzero(mask)
+    counts = np.bincount(rows, minlength=len(mask))
+    starts = np.cumsum(counts) - counts
+    return actions[starts + (rng.random(len(mask)) * counts).astype(np.intp)]
+
+
+def run_vector(settings: dict, num_envs: int, seconds: float, seed: int = 0) -> float:
+    """Decisions per second of the batched engine with ``num_envs`` tables."""
+    from allfives_env.vector import VectorEnv
+
+    env = VectorEnv(num_envs, **settings)
+    step = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(5):  # warm up the lookup tables and caches
+        step = env.step(random_legal(step.action_mask, rng))
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(10):
+            step = env.step(random_legal(step.action_mask, rng))
+        steps += 10
+        now = time.perf_counter()
+        if now >= deadline:
+            return steps * num_envs / (now - start)
+
+
+def run_raw(settings: dict, seconds: float, seed: int = 0) -> float:
+    """Decisions per second of one raw_env() table, as bench_env.py measures it."""
+    import allfives_env
+
+    env = allfives_env.raw_env(**{k: v for k, v in settings.items() if k != "action_features"})
+    if settings.get("action_features"):
+        env = allfives_env.raw_env(**settings)
+    env.reset(seed=seed)
+    chooser = random.Random(seed)
+    flatnonzero = np.flatnonzero
+    decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(1000):
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            legal = flatnonzero(obs["action_mask"])
+            env.step(int(legal[chooser.randrange(len(legal))]))
+            decisions += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return decisions / (now - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[64, 256, 1024, 4096], help="numbers of tables")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds of play per measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per entry; the best is reported")
+    parser.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU (one core)")
+    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument("--rules", default="pagat", choices=["pagat", "fives"])
+    parser.add_argument("--features", action="store_true", help="also measure with action_features=True")
+    args = parser.parse_args()
+    if args.cpu is not None:
+        os.sched_setaffinity(0, {args.cpu})
+
+    base = {"num_players": args.num_players, "rules": args.rules}
+    variants = {"observation + mask": base}
+    if args.features:
+        variants["+ action features"] = {**base, "action_features": True}
+    best: dict[tuple[str, str], float] = {}
+    for _ in range(args.repeats):  # interleaved, so a busy moment hurts every entry alike
+        for label, settings in variants.items():
+            entries = [("raw_env()", lambda s=settings: run_raw(s, args.seconds))]
+            entries += [
+                (f"{size} tables", lambda s=settings, n=size: run_vector(s, n, args.seconds)) for size in args.sizes
+            ]
+            for name, measure in entries:
+                best[label, name] = max(best.get((label, name), 0.0), measure())
+    pinned = f", pinned to CPU {args.cpu}" if args.cpu is not None else ""
+    print(
+        f"allfives: rules={args.rules} num_players={args.num_players}; "
+        f"best of {args.repeats} x {args.seconds:g} s{pinned}; random legal actions"
+    )
+    print(f"{'variant':<20} {'engine':<14} {'decisions/s':>12} {'vs raw_env()':>13}")
+    for label in variants:
+        reference = best[label, "raw_env()"]
+        for (variant, name), rate in best.items():
+            if variant == label:
+                print(f"{label:<20} {name:<14} {rate:>12,.0f} {rate / reference:>12.2f}x")
+
+
+if __name__ == "__main__":
+    main()
