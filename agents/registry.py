@@ -58,17 +58,17 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 def _load_policy(path: str | None, seed: int | None) -> Agent:
-    """Trained policies live in ``agents.policy_agent``, imported only when asked for (it needs torch)."""
+    """Trained policies live in ``agents.policy_agent``, imported only when asked for: it needs torch."""
     try:
-        module = importlib.import_module("agents.policy_agent")
-    except ModuleNotFoundError as err:
-        if err.name != "agents.policy_agent":
-            raise
+        import torch  # noqa: F401
+    except ModuleNotFoundError:
         raise ValueError(
-            "trained policies are not available: agents.policy_agent is missing; "
-            "use one of random, greedy, heuristic, search, search:N"
+            "trained policies need torch, which is not installed; install the train extra: pip install -e '.[train]' "
+            "(or play one of random, greedy, heuristic, search, search:N)"
         ) from None
-    return module.load_policy_agent(path, seed)
+    from .policy_agent import load_policy_agent
+
+    return load_policy_agent(path, seed)
 
 
 def _load_rllib(path: str, seed: int | None) -> Agent:

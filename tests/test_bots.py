@@ -253,10 +253,11 @@ def test_make_agent_hands_policies_to_the_policy_module(monkeypatch):
     assert calls == [("runs/best.pt", 3), (None, 4)]
 
 
-def test_make_agent_explains_a_missing_policy_module(monkeypatch):
-    monkeypatch.setitem(sys.modules, "agents.policy_agent", None)
-    with pytest.raises(ValueError, match="policy_agent"):
-        make_agent("checkpoint:best.pt")
+@pytest.mark.parametrize("spec", ["checkpoint:best.pt", "trained"])
+def test_make_agent_says_to_install_the_train_extra_without_torch(monkeypatch, spec):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now fails as it does where torch is missing
+    with pytest.raises(ValueError, match=r"install the train extra: pip install -e '\.\[train\]'"):
+        make_agent(spec)
 
 
 @pytest.mark.parametrize(
