@@ -28,12 +28,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.base import BaseWrapper
 
 from .core import NUM_ACTIONS, IllegalActionError, SeatView, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
-from .core.record import to_record, write_record
+from .core.record import to_record, with_own_keys, write_record
+from .core.rules import shown
 from .core.tiles import DRAW, PASS
-from .options import choice, flag
+from .options import ResetNeeded, action_refused, as_action, choice, flag
+from .options import seed as checked_seed
 from .views.action_features import action_features_high, encode_seat_actions
 from .views.observation import action_mask, encode_seat, observation_high
 from .views.state_vector import encode_state, state_high
@@ -66,14 +69,6 @@ class _Mirrored:
         obj.__dict__[self.name] = value
         for wrapper in obj.__dict__.get("_mirrors", ()):
             wrapper.__dict__[self.name] = value
-
-
-def _seed(seed: Any) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed={seed!r} is not allowed; allowed: None or a non-negative integer")
-    return int(seed)
 
 
 class raw_env(AECEnv):
@@ -180,9 +175,11 @@ class raw_env(AECEnv):
         hold ``{"deal": {"hands": [[tile text]], "boneyard": [...], "leader":
         seat}}`` to fix the first round's deal; other keys are ignored.
         """
-        seed = _seed(seed)
+        seed = checked_seed(seed)
         if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options={options!r} is not allowed; allowed: None or a dict such as {{'deal': {{...}}}}")
+            raise ValueError(
+                f"options={shown(options)} is not allowed; allowed: None or a dict such as {{'deal': {{...}}}}"
+            )
         deals = None
         if options and options.get("deal") is not None:
             try:
@@ -191,18 +188,15 @@ class raw_env(AECEnv):
             except DealError as err:
                 raise DealError(f"options['deal']: {err}") from None
             deals = {0: deal}
-        # Nothing above changed the env; from here on nothing can fail.
+        # Nothing above changed the env, and with the seed and the deal checked nothing below can fail:
+        # the new match is built aside, then put in place.
         if seed is not None:
-            self._np_random = np.random.default_rng(seed)
-            match_seed = seed
+            rng, match_seed = np.random.default_rng(seed), seed
         else:
-            if self._np_random is None:
-                self._np_random = np.random.default_rng()
-            match_seed = int(self._np_random.integers(2**63))
-        self._state = State(
-            self.game_rules, seed=match_seed, deals=deals, round_limit=1 if self.episode == "round" else None
-        )
-        self.match_seed = match_seed
+            rng = self._np_random if self._np_random is not None else np.random.default_rng()
+            match_seed = int(rng.integers(2**63))
+        state = State(self.game_rules, seed=match_seed, deals=deals, round_limit=1 if self.episode == "round" else None)
+        self._np_random, self._state, self.match_seed = rng, state, match_seed
         if self.auto_forced:
             self._play_forced()
         self.agents = self.possible_agents[:]
@@ -221,6 +215,8 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask: fresh arrays, never changed afterwards."""
         state = self._state
+        if state is None:
+            raise ResetNeeded("observe()")
         seat = self._seat_of[agent]
         legal = state.legal_actions() if seat == state.to_act else ()
         obs = {"observation": encode_seat(state, seat, self.history), "action_mask": action_mask(legal)}
@@ -229,15 +225,21 @@ class raw_env(AECEnv):
         return obs
 
     def step(self, action: int) -> None:
+        """Take the agent's action: an integer (Python or NumPy; bools and floats are refused, see options)."""
+        state = self._state
+        if state is None:
+            raise ResetNeeded("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._state
+        index = as_action(action)
+        if index is None:
+            raise IllegalActionError(action_refused(action, state))
         points = self._points
         if points:
             before = state.scores[:]
-        state.apply(action)  # raises IllegalActionError and changes nothing if illegal
+        state.apply(index)  # raises IllegalActionError and changes nothing if illegal
         if self.auto_forced:
             self._play_forced()
         self._cumulative_rewards[agent] = 0.0
@@ -255,10 +257,21 @@ class raw_env(AECEnv):
         if self._human:
             self.render()
 
+    def last(self, observe: bool = True) -> tuple:
+        """As PettingZoo's ``last``; before ``reset`` it raises the same error as every other call."""
+        if self._state is None:
+            raise ResetNeeded("last()")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if self._state is None:
+            raise ResetNeeded("agent_iter()")
+        return super().agent_iter(max_iter)
+
     def state(self) -> np.ndarray:
         """The global state vector (every hand, the layout, scores) for centralised critics."""
         if self._state is None:
-            raise RuntimeError("call reset() before state()")
+            raise ResetNeeded("state()")
         return encode_state(self._state)
 
     def render(self) -> str | np.ndarray | None:
@@ -266,7 +279,7 @@ class raw_env(AECEnv):
             gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to the constructor")
             return None
         if self._state is None:
-            raise RuntimeError("call reset() before render()")
+            raise ResetNeeded("render()")
         if self.render_mode == "rgb_array":
             from .views.image import render_image  # pillow is loaded only when images are asked for
 
@@ -286,7 +299,7 @@ class raw_env(AECEnv):
     def core_state(self) -> State:
         """The core state itself (read it, do not change it)."""
         if self._state is None:
-            raise RuntimeError("call reset() first")
+            raise ResetNeeded("core_state")
         return self._state
 
     def seat_view(self, agent: str) -> SeatView:
@@ -294,14 +307,17 @@ class raw_env(AECEnv):
         if agent not in self._seat_of:
             raise ValueError(f"agent {agent!r} is not at this table; allowed: {', '.join(self.possible_agents)}")
         if self._state is None:
-            raise RuntimeError("call reset() before seat_view()")
+            raise ResetNeeded("seat_view()")
         return self._state.view(self._seat_of[agent])
 
     def record(self, **extra: Any) -> dict:
-        """The match so far as a game record (``allfives-record/1``), with its seed and ``extra`` keys."""
+        """The match so far as a game record (``allfives-record/1``), with its seed and ``extra`` keys.
+
+        An extra key the record writes itself (``seed``, ``format``, ``rounds``...) raises ValueError.
+        """
         if self._state is None:
-            raise RuntimeError("call reset() before record()")
-        return to_record(self._state, seed=self.match_seed, **extra)
+            raise ResetNeeded("record()")
+        return to_record(self._state, **with_own_keys({"seed": self.match_seed}, extra))
 
     # -- inside -------------------------------------------------------------------------------
 
@@ -348,12 +364,51 @@ class raw_env(AECEnv):
             write_record(state, os.path.join(self.record_dir, name), seed=self.match_seed)
 
 
+class _AssertAction(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's bounds assertion under the raw env's rule for actions: ``True`` and ``5.0`` fail it too."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        index = as_action(action)
+        if not (0 <= index < NUM_ACTIONS if index is not None else action is None and self._dead(agent)):
+            raise AssertionError(f"{action_refused(action)}, or None for an agent that is done")
+        super().step(action)
+
+    def _dead(self, agent: str) -> bool:
+        return self.terminations[agent] or self.truncations[agent]
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcement, except that a refused ``reset`` leaves every wrapper as it was.
+
+    PettingZoo's counts the env as reset before the reset runs, so a refused
+    first reset would leave it armed on an env without a match.
+    """
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        saved = []
+        layer: Any = self
+        while isinstance(layer, BaseWrapper):
+            saved.append((layer, dict(vars(layer))))
+            layer = layer.env
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            for wrapper, attributes in saved:
+                vars(wrapper).clear()
+                vars(wrapper).update(attributes)
+            raise
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The environment wrapped as PettingZoo's classic environments are (see the module docstring)."""
     raw = raw_env(**kwargs)
     terminate = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    bounds = wrappers.AssertOutOfBoundsWrapper(terminate)
-    ordered = wrappers.OrderEnforcingWrapper(bounds)
+    bounds = _AssertAction(terminate)
+    ordered = _OrderEnforcing(bounds)
     raw._mirrors = (terminate, bounds, ordered)  # filled at the first reset, so reading before it still fails
     return ordered
 

@@ -13,7 +13,7 @@ import, ``gymnasium.make("allfives_env.gym_env:AllFives-v0")`` loads it.
 
 from __future__ import annotations
 
-import operator
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -23,8 +23,9 @@ from gymnasium import spaces
 
 from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
-from .core.record import to_record
-from .options import choice, flag
+from .core.record import to_record, with_own_keys
+from .options import ResetNeeded, action_refused, as_action, choice, flag
+from .options import seed as checked_seed
 from .views.action_features import ACTION_FEATURES_SHAPE, action_features_high, encode_seat_actions
 from .views.image import render_image
 from .views.observation import action_mask, encode_seat, observation_high
@@ -45,9 +46,20 @@ _NO_FEATURES = np.zeros(ACTION_FEATURES_SHAPE, dtype=np.int8)  # the rows once t
 
 
 class _Seat:
-    """How one opponent seat is played: ``reset`` per match, ``act`` per decision."""
+    """How one opponent seat is played: ``reset`` per match, ``act`` per decision.
+
+    ``saved``/``restore`` put its generator back where it was, so that a
+    ``reset`` or ``step`` that fails part way (another opponent raised) and is
+    retried plays the same moves.
+    """
 
     def reset(self, seed: int) -> None:
+        pass
+
+    def saved(self) -> Any:
+        return None
+
+    def restore(self, saved: Any) -> None:
         pass
 
     def act(self, state: State, seat: int, history: bool) -> int:
@@ -62,6 +74,12 @@ class _UniformRandom(_Seat):
 
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
+
+    def saved(self) -> Any:
+        return _generator_saved(self.rng)
+
+    def restore(self, saved: Any) -> None:
+        self.rng = _generator_restored(saved)
 
     def act(self, state: State, seat: int, history: bool) -> int:
         legal = state.legal_actions()
@@ -79,6 +97,14 @@ class _AgentSeat(_Seat):
         if reset is not None:
             reset(seed)
 
+    def saved(self) -> Any:
+        """The agent's ``rng`` (the bots of ``agents/`` keep their randomness there); other state is the agent's."""
+        return _generator_saved(getattr(self.agent, "rng", None))
+
+    def restore(self, saved: Any) -> None:
+        if saved is not None:
+            self.agent.rng = _generator_restored(saved)
+
     def act(self, state: State, seat: int, history: bool) -> int:
         return self.agent.act(state.view(seat))
 
@@ -91,6 +117,24 @@ class _CallableSeat(_Seat):
 
     def act(self, state: State, seat: int, history: bool) -> int:
         return self.policy(encode_seat(state, seat, history), action_mask(state.legal_actions()))
+
+
+def _generator_saved(rng: Any) -> Any:
+    """A generator with its state now (NumPy's or the standard library's), else None."""
+    if isinstance(rng, np.random.Generator):
+        return rng, rng.bit_generator.state
+    if isinstance(rng, random.Random):
+        return rng, rng.getstate()
+    return None
+
+
+def _generator_restored(saved: Any) -> Any:
+    rng, state = saved
+    if isinstance(rng, np.random.Generator):
+        rng.bit_generator.state = state
+    else:
+        rng.setstate(state)
+    return rng
 
 
 def _make_seat(spec: Any, seed: int | None) -> _Seat:
@@ -123,16 +167,6 @@ def _make_seats(opponents: Any, count: int) -> list[_Seat]:
             )
         return [_make_seat(spec, seed=i) for i, spec in enumerate(opponents)]
     return [_make_seat(opponents, seed=i) for i in range(count)]
-
-
-def _as_index(action: Any) -> int | None:
-    """An integer action (Python, NumPy scalar or 0-d array), else None; booleans are not actions."""
-    if isinstance(action, (bool, np.bool_)):
-        return None
-    try:
-        return operator.index(action)
-    except TypeError:
-        return None
 
 
 def _learner_seat(value: Any, n: int) -> int | str:
@@ -229,7 +263,16 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         Without a seed the match comes from the env's generator, which a new
         env seeds from fresh entropy.
         """
+        seed = checked_seed(seed)
         deals, learner = self._reset_options(options)  # checked before anything changes
+        saved = self._saved(generator=True)  # opponents' code runs below: if it raises, the env is put back as it was
+        try:
+            return self._start(seed, deals, learner)
+        except BaseException:
+            self._restore(saved)
+            raise
+
+    def _start(self, seed: int | None, deals: dict | None, learner: int | str) -> tuple[dict, dict]:
         super().reset(seed=seed)
         rng = self.np_random
         match_seed = seed if seed is not None else int(rng.integers(2**63))
@@ -256,21 +299,23 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
 
     def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
         """Play the learner's action, then the other seats until the learner decides again or the episode ends."""
-        if self.state is None or self.done:
-            raise gymnasium.error.ResetNeeded("the episode is over (or never began): call reset() before step()")
+        if self.state is None:
+            raise ResetNeeded("step()")
+        if self.done:
+            raise gymnasium.error.ResetNeeded("the episode is over: call reset() before step()")
         state = self.state
-        index = _as_index(action)
+        index = as_action(action)
         if index is None or index not in state.legal_actions():
             if self.illegal == "raise":
-                raise ValueError(self._illegal_message(action))
+                raise ValueError(self._illegal_message(action) if index is not None else action_refused(action, state))
             self.done = True
             return self._observe(), -1.0, True, False, self._info(illegal_action=True)
-        snapshot = state.clone()
+        saved = self._saved()
         try:
             state.apply(index)
             self._advance()
         except BaseException:
-            self.state = snapshot  # an opponent's failure leaves the env as it was before this step
+            self._restore(saved)  # an opponent's failure leaves the env as it was before this step
             raise
         terminated = state.finished
         reward = self._reward(terminated)
@@ -282,8 +327,10 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as booleans (all False once the episode is over); MaskablePPO calls this."""
+        if self.state is None:
+            raise ResetNeeded("action_masks()")
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if self.state is not None and not self.done:
+        if not self.done:
             mask[self.state.legal_actions()] = True
         return mask
 
@@ -293,7 +340,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
             gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to the constructor")
             return None
         if self.state is None:
-            raise gymnasium.error.ResetNeeded("call reset() before render()")
+            raise ResetNeeded("render()")
         names = [f"player_{s}" + (" (learner)" if s == self.learner else "") for s in range(len(self.seats) + 1)]
         if self.render_mode == "rgb_array":
             return render_image(self.state, names)
@@ -309,12 +356,36 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
     # -- more than Gymnasium asks ------------------------------------------------------
 
     def record(self, **extra: Any) -> dict:
-        """The match so far as a game record (``allfives-record/1``), with its seed and the learner's seat."""
+        """The match so far as a game record (``allfives-record/1``), with its seed and the learner's seat.
+
+        An extra key the record writes itself (``seed``, ``learner_seat``, ``format``...) raises ValueError.
+        """
         if self.state is None:
-            raise gymnasium.error.ResetNeeded("call reset() before record()")
-        return to_record(self.state, seed=self.match_seed, learner_seat=self.learner, **extra)
+            raise ResetNeeded("record()")
+        return to_record(self.state, **with_own_keys({"seed": self.match_seed, "learner_seat": self.learner}, extra))
 
     # -- inside ------------------------------------------------------------------
+
+    def _saved(self, generator: bool = False) -> tuple:
+        """Everything ``reset`` and ``step`` change: attributes, the match, the opponents' generators, and
+        with ``generator`` the env's own (only ``reset`` draws from it)."""
+        rng = vars(self).get("_np_random") if generator else None
+        return (
+            dict(vars(self)),
+            None if self.state is None else self.state.clone(),
+            None if rng is None else rng.bit_generator.state,
+            [seat.saved() for seat in self.seats],
+        )
+
+    def _restore(self, saved: tuple) -> None:
+        attributes, state, rng_state, seats = saved
+        vars(self).clear()
+        vars(self).update(attributes)
+        self.state = state
+        if rng_state is not None:
+            self._np_random.bit_generator.state = rng_state
+        for seat, seat_saved in zip(self.seats, seats, strict=True):
+            seat.restore(seat_saved)
 
     def _reset_options(self, options: dict | None) -> tuple[dict | None, int | str]:
         if options is None:
