@@ -26,7 +26,7 @@ RECORD_KEYS = ("format", "rules", "num_players", "partnerships", "target", "open
 # The format's limits. A legal record stays far inside them (a match to the
 # largest target takes a few hundred rounds, about 0.3 MB written with
 # indentation), so anything beyond them is refused before it is replayed.
-MAX_RECORD_BYTES = 8 * 2**20
+MAX_RECORD_BYTES = 4 * 2**20
 MAX_ROUNDS = 1_000
 #: The longest round: 28 placements, 14 draws (the largest boneyard), and at most
 #: three passes before each placement and after the last one (four would block it).
