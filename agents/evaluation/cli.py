@@ -28,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--opening", default=None, choices=["winners_choice", "descending"], help="fives only")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2, help="worker processes (1: play in this process)")
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="play the matches as Ray tasks on a cluster (ADDRESS: 'auto', HOST:PORT or ray://...; "
+                        "none: a local Ray instance; put it after the agents or write --ray=ADDRESS); needs the ray extra")  # fmt: skip
     parser.add_argument("--out", metavar="DIR", help="write results.md, results.csv, games.csv and records/ here")
     parser.add_argument("--no-records", action="store_true", help="with --out, do not write the game records")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -40,6 +43,13 @@ def main(
     """Run the command line; returns the exit status (2: bad arguments, 1: an agent misbehaved, 130: Ctrl-C)."""
     args = _parser().parse_args(argv)
     records = os.path.join(args.out, "records") if args.out and not args.no_records else None
+    if args.ray is not None and backend is None:
+        try:
+            from ..ray_pool import RayMatchMap
+        except ModuleNotFoundError as err:
+            print(f"error: --ray needs Ray ({err}); install it with: pip install -e '.[ray]'", file=sys.stderr)
+            return 2
+        backend = RayMatchMap(args.ray or None)
     try:
         result = evaluate(
             args.lineup,
