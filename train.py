@@ -62,9 +62,18 @@ def split_dotted(extra: list[str]) -> list[str]:
     return out
 
 
+def _fail(error: BaseException, status: int = 2) -> int:
+    """Report a refusal on one stderr line (the message names what was wrong and what is allowed)."""
+    text = " ".join(str(error).splitlines())
+    print(f"train.py: error: {text}", file=sys.stderr)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     args, extra = parser().parse_known_args(argv)
     try:
+        if args.stop_after_updates is not None and args.stop_after_updates < 0:
+            raise ConfigError(f"--stop-after-updates {args.stop_after_updates}: allowed: a whole number >= 0")
         overrides = args.overrides + split_dotted(extra)
         if args.resume is not None:
             if args.config is not None:
@@ -86,9 +95,11 @@ def main(argv: list[str] | None = None) -> int:
                 )
             path = None
     except (ConfigError, CheckpointError) as error:
-        print(f"train.py: error: {error}", file=sys.stderr)
-        return 2
-    trainer = Trainer(cfg, run_dir, resume_from=path, progress=not args.no_progress)
+        return _fail(error)
+    try:
+        trainer = Trainer(cfg, run_dir, resume_from=path, progress=not args.no_progress)
+    except (CheckpointError, ValueError) as error:  # a checkpoint that changed since it was read; no CUDA
+        return _fail(error)
     print(f"training in {run_dir} on {trainer.device} ({cfg['game']['rules']}, {cfg['game']['num_players']} players); "
           f"{cfg['train']['total_steps']:,} learning decisions", flush=True)  # fmt: skip
     try:
@@ -96,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stopped after update {trainer.iteration}; continue with: python train.py --resume {run_dir}")
             return 0
         out = trainer.finish()
+    except FloatingPointError as error:  # a loss or a weight became NaN or infinite: nothing was saved
+        return _fail(error, status=1)
     finally:
         trainer.close()
     for key in ("checkpoint", "policy", "plot", "eval"):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -26,15 +25,13 @@ from torch import nn
 
 from .policy_features import ACTION_SIZE, FEATURE_VERSION, STATE_SIZE
 
+from .checkpoint_file import CheckpointError, load_file
+
 CHECKPOINT_FORMAT = "allfives-policy"
 CHECKPOINT_VERSION = 1
 #: The critic's extra input: the tiles of the other three relative seats and the boneyard.
 GLOBAL_SIZE = 4 * 28
 NEG = -1e9  # the logit of a padding slot
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be used; the message names the file and the problem."""
 
 
 class PolicyNet(nn.Module):
@@ -105,20 +102,9 @@ def policy_payload(net: PolicyNet, *, actor_only: bool, **extra) -> dict:
 def read_checkpoint(path: str | os.PathLike) -> dict:
     """Load and check a checkpoint dict; raise :class:`CheckpointError` naming the file and the problem."""
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r} does not exist or is not a file")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile, AttributeError) as error:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} cannot be read (truncated, corrupt or not a torch file): {error}"
-        ) from None
-    except Exception as error:  # unpickling refuses unknown objects with various errors
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} cannot be read safely: {type(error).__name__}: {error}"
-        ) from None
+    data, _ = load_file(path)  # sealed files checked byte for byte; one-line errors
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"checkpoint {str(path)!r} is not an allfives policy checkpoint (format field missing)")
+        raise CheckpointError(f"checkpoint {str(path)!r} is not an allfives policy checkpoint (no 'format' field)")
     if data.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(
             f"checkpoint {str(path)!r} has format version {data.get('version')!r}; this code reads {CHECKPOINT_VERSION}"
@@ -134,6 +120,8 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
     model = data.get("model")
     if not isinstance(model, dict) or not {"hidden", "action_hidden"} <= set(model):
         raise CheckpointError(f"checkpoint {str(path)!r} lacks the network sizes ('model')")
+    if not all(isinstance(model[k], int) and 1 <= model[k] <= 4096 for k in ("hidden", "action_hidden")):
+        raise CheckpointError(f"checkpoint {str(path)!r} has network sizes out of range (1 to 4096): {model!r}")
     return data
 
 

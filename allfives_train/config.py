@@ -9,6 +9,7 @@ typo never trains for ten minutes on the wrong settings.
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,41 +38,66 @@ class Key:
     help: str = ""
 
 
-def _positive(x) -> bool:
-    return x > 0
+def number(
+    kind: str, default, low, high, *, open_low: bool = False, optional: bool = False, note: str = "", help: str = ""
+) -> Key:
+    """A numeric setting held to ``[low, high]`` (``(low, high]`` with ``open_low``); floats must also be finite.
 
+    Every number has both bounds, so nothing absurd (an infinite step size, a
+    seed torch cannot take, a billion matches per update) starts a run.
+    """
+    bracket = "(" if open_low else "["
+    if kind == "int":
+        base = "a positive integer" if low == 1 else "an integer"
+    else:
+        base = "a finite positive number" if open_low and low == 0 else "a finite number"
+    allowed = f"{base} in {bracket}{low}, {high}]{note}" + (", or null" if optional else "")
 
-def _non_negative(x) -> bool:
-    return x >= 0
+    def check(x) -> bool:
+        return (low < x if open_low else low <= x) and x <= high
 
-
-def _unit(x) -> bool:
-    return 0.0 <= x <= 1.0
+    return Key(kind, default, allowed, check, optional=optional, help=help)
 
 
 def _choice(*options):
     return lambda x: x in options
 
 
+def _run_name(s: str) -> bool:
+    return 0 < len(s) <= 200 and s not in (".", "..") and not any(c in "/\\" or not c.isprintable() for c in s)
+
+
+def _baselines(xs: list) -> bool:
+    return 0 < len(xs) == len({str(x) for x in xs}) and all(isinstance(x, str) and x in BASELINES for x in xs)
+
+
+#: Seeds go to torch, which takes at most 64 bits (and the trainer seeds its generator with seed + 1).
+MAX_SEED = 2**62
+SHARE = dict(low=0, high=1_000_000)
+
 SCHEMA: dict[str, dict[str, Key]] = {
     "run": {
         "name": Key(
             "str",
             "default",
-            "a non-empty name without '/'",
-            lambda s: bool(s) and "/" not in s,
+            "a name of 1 to 200 printable characters without '/' or '\\' (not '.' or '..')",
+            _run_name,
             help="run directory name",
         ),
-        "dir": Key("str", "runs", "a directory path", bool, help="parent of the run directory"),
-        "seed": Key("int", 0, "an integer >= 0", _non_negative, help="seeds deals, sampling and initial weights"),
+        "dir": Key(
+            "str", "runs", "a directory path", lambda s: bool(s) and "\0" not in s, help="parent of the run directory"
+        ),
+        "seed": number("int", 0, 0, MAX_SEED, help="seeds deals, sampling and initial weights"),
         "device": Key("str", "auto", "'auto', 'cpu' or 'cuda'", _choice("auto", "cpu", "cuda")),
-        "threads": Key("int", 1, "an integer >= 0 (0: one per core, up to 2)", _non_negative),
-        "max_minutes": Key(
+        "threads": number("int", 1, 0, 256, note=" (0: one per core, up to 2)"),
+        "max_minutes": number(
             "float",
             11.0,
-            "a positive number of minutes, or null",
-            _positive,
+            0,
+            1_000_000,
+            open_low=True,
             optional=True,
+            note=" minutes",
             help="stop early (after a whole update) when training has run this long",
         ),
     },
@@ -79,57 +105,49 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "rules": Key("str", "pagat", "'pagat' or 'fives'", _choice("pagat", "fives")),
         "num_players": Key("int", 2, "2, 3 or 4", _choice(2, 3, 4)),
         "partnerships": Key("bool", None, "true, false or null (the rule set's default)", optional=True),
-        "target": Key(
-            "int", None, "a positive number of points, or null (the rule set's default)", _positive, optional=True
-        ),
+        "target": number("int", None, 1, 10_000, optional=True, note=" points (null: the rule set's default)"),
         "opening": Key("str", None, "'winners_choice', 'descending' (fives only) or null", optional=True),
     },
     "model": {
-        "hidden": Key("int", 128, "an integer >= 8", lambda x: x >= 8, help="width of the state trunk and the critic"),
-        "action_hidden": Key("int", 64, "an integer >= 8", lambda x: x >= 8, help="width of the shared action head"),
+        "hidden": number("int", 128, 8, 4096, help="width of the state trunk and the critic"),
+        "action_hidden": number("int", 64, 8, 4096, help="width of the shared action head"),
     },
     "train": {
-        "total_steps": Key("int", 2_000_000, "a positive integer", _positive, help="learning decisions to collect"),
-        "envs": Key("int", 128, "a positive integer", _positive, help="matches played side by side per update"),
-        "rollout_workers": Key(
-            "int",
-            2,
-            "a positive integer",
-            _positive,
-            help="processes that play the matches (this one included); one per core",
+        "total_steps": number("int", 2_000_000, 1, 10**12, help="learning decisions to collect"),
+        "envs": number("int", 128, 1, 100_000, help="matches played side by side per update"),
+        "rollout_workers": number(
+            "int", 2, 1, 256, help="processes that play the matches (this one included); one per core"
         ),
-        "epochs": Key("int", 4, "a positive integer", _positive),
-        "minibatch": Key("int", 512, "a positive integer", _positive),
-        "lr": Key("float", 5e-4, "a positive number", _positive, help="Adam step size at the start"),
-        "lr_end": Key("float", 0.0, "a number >= 0", _non_negative, help="step size reached at total_steps (linear)"),
-        "gamma": Key("float", 0.99, "a number in [0, 1]", _unit),
-        "gae_lambda": Key("float", 0.9, "a number in [0, 1]", _unit),
-        "clip": Key("float", 0.2, "a positive number", _positive),
-        "value_coef": Key("float", 0.5, "a number >= 0", _non_negative),
-        "entropy_coef": Key("float", 0.003, "a number >= 0", _non_negative),
-        "max_grad_norm": Key("float", 0.5, "a positive number", _positive),
-        "checkpoint_every": Key("int", 1, "a positive integer (updates)", _positive),
+        "epochs": number("int", 4, 1, 1000),
+        "minibatch": number("int", 512, 1, 10_000_000),
+        "lr": number("float", 5e-4, 0, 1, open_low=True, help="Adam step size at the start"),
+        "lr_end": number("float", 0.0, 0, 1, help="step size reached at total_steps (linear)"),
+        "gamma": number("float", 0.99, 0, 1),
+        "gae_lambda": number("float", 0.9, 0, 1),
+        "clip": number("float", 0.2, 0, 10, open_low=True),
+        "value_coef": number("float", 0.5, 0, 1000),
+        "entropy_coef": number("float", 0.003, 0, 1000),
+        "max_grad_norm": number("float", 0.5, 0, 1_000_000, open_low=True),
+        "checkpoint_every": number("int", 1, 1, 10**9, note=" updates"),
     },
     "reward": {
-        "points": Key(
+        "points": number(
             "float",
             1.0,
-            "a number >= 0",
-            _non_negative,
+            0,
+            1000,
             help="weight of each step's zero-sum points (own side minus opponents), per target",
         ),
-        "win": Key(
-            "float", 1.0, "a number >= 0", _non_negative, help="reward for winning the match (minus for losing)"
-        ),
+        "win": number("float", 1.0, 0, 1000, help="reward for winning the match (minus for losing)"),
     },
     "opponents": {
-        "self": Key("float", 0.4, "a number >= 0", _non_negative, help="share of matches against the current network"),
-        "pool": Key("float", 0.2, "a number >= 0", _non_negative, help="share against a past snapshot"),
-        "random": Key("float", 0.0, "a number >= 0", _non_negative),
-        "greedy": Key("float", 0.15, "a number >= 0", _non_negative),
-        "heuristic": Key("float", 0.25, "a number >= 0", _non_negative),
-        "pool_size": Key("int", 8, "a positive integer", _positive),
-        "snapshot_every": Key("int", 4, "a positive integer (updates)", _positive),
+        "self": number("float", 0.4, **SHARE, help="share of matches against the current network"),
+        "pool": number("float", 0.2, **SHARE, help="share against a past snapshot"),
+        "random": number("float", 0.0, **SHARE),
+        "greedy": number("float", 0.15, **SHARE),
+        "heuristic": number("float", 0.25, **SHARE),
+        "pool_size": number("int", 8, 1, 10_000),
+        "snapshot_every": number("int", 4, 1, 10**9, note=" updates"),
     },
     "imitation": {
         "teacher": Key(
@@ -140,23 +158,21 @@ SCHEMA: dict[str, dict[str, Key]] = {
             optional=True,
             help="a bot to imitate before self-play starts",
         ),
-        "matches": Key("int", 600, "a positive integer", _positive, help="teacher matches to learn from"),
-        "epochs": Key("int", 4, "a positive integer", _positive),
+        "matches": number("int", 600, 1, 10_000_000, help="teacher matches to learn from"),
+        "epochs": number("int", 4, 1, 1000),
     },
     "eval": {
-        "every": Key("int", 40, "an integer >= 0 (updates; 0: only at the end)", _non_negative),
-        "matches": Key(
-            "int", 50, "a positive integer (duplicate deals, each played in every seat rotation)", _positive
-        ),
+        "every": number("int", 40, 0, 10**9, note=" updates (0: only at the end)"),
+        "matches": number("int", 50, 1, 10_000_000, note=" (duplicate deals, each played in every seat rotation)"),
         "baselines": Key(
             "list",
             ["random", "greedy", "heuristic"],
-            f"a list of names from {', '.join(BASELINES)}",
-            lambda xs: len(xs) > 0 and all(x in BASELINES for x in xs),
+            f"a list of names from {', '.join(BASELINES)}, each at most once",
+            _baselines,
         ),
-        "final_matches": Key("int", 400, "an integer >= 0 (0: no final evaluation)", _non_negative),
-        "workers": Key("int", 2, "a positive integer", _positive),
-        "seed": Key("int", 20_000, "an integer >= 0", _non_negative),
+        "final_matches": number("int", 400, 0, 10_000_000, note=" (0: no final evaluation)"),
+        "workers": number("int", 2, 1, 256),
+        "seed": number("int", 20_000, 0, MAX_SEED),
     },
 }
 
@@ -165,7 +181,14 @@ def defaults() -> dict:
     return {section: {k: copy.deepcopy(key.default) for k, key in keys.items()} for section, keys in SCHEMA.items()}
 
 
+def _show(value) -> str:
+    """A value as an error message quotes it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}...({len(text)} characters)"
+
+
 def _coerce(dotted: str, key: Key, value):
+    """The checked value of one key (ints widened to float for float keys); ConfigError naming the key."""
     if value is None:
         if key.optional:
             return None
@@ -176,7 +199,6 @@ def _coerce(dotted: str, key: Key, value):
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif kind == "float":
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
     elif kind == "str":
         ok = isinstance(value, str)
     elif kind == "bool":
@@ -184,9 +206,18 @@ def _coerce(dotted: str, key: Key, value):
     elif kind == "list":
         ok = isinstance(value, list)
     if not ok:
-        raise ConfigError(f"{dotted}: {value!r} has the wrong type ({type(value).__name__}); allowed: {key.allowed}")
+        raise ConfigError(
+            f"{dotted}: {_show(value)} has the wrong type ({type(value).__name__}); allowed: {key.allowed}"
+        )
+    if kind == "float":
+        try:
+            value = float(value)
+        except OverflowError:
+            raise ConfigError(f"{dotted}: {_show(value)} is out of range; allowed: {key.allowed}") from None
+        if not math.isfinite(value):
+            raise ConfigError(f"{dotted}: {value!r} is not finite; allowed: {key.allowed}")
     if key.check is not None and not key.check(value):
-        raise ConfigError(f"{dotted}: {value!r} is not allowed; allowed: {key.allowed}")
+        raise ConfigError(f"{dotted}: {_show(value)} is not allowed; allowed: {key.allowed}")
     return value
 
 
@@ -195,11 +226,11 @@ def set_key(cfg: dict, dotted: str, value) -> None:
     parts = dotted.split(".")
     if len(parts) != 2 or parts[0] not in SCHEMA:
         sections = ", ".join(SCHEMA)
-        raise ConfigError(f"unknown key {dotted!r}: keys are 'section.name' with a section from {sections}")
+        raise ConfigError(f"unknown key {_show(dotted)}: keys are 'section.name' with a section from {sections}")
     section, name = parts
     if name not in SCHEMA[section]:
         names = ", ".join(SCHEMA[section])
-        raise ConfigError(f"unknown key {dotted!r}; allowed keys in '{section}': {names}")
+        raise ConfigError(f"unknown key {_show(dotted)}; allowed keys in '{section}': {names}")
     cfg[section][name] = _coerce(dotted, SCHEMA[section][name], value)
 
 
@@ -211,22 +242,40 @@ def merge(cfg: dict, tree, where: str = "") -> None:
         raise ConfigError(f"{where or 'the config'} must be a mapping of sections, got {type(tree).__name__}")
     for section, values in tree.items():
         if section not in SCHEMA:
-            raise ConfigError(f"unknown section {section!r}{where and ' in ' + where}; allowed: {', '.join(SCHEMA)}")
+            raise ConfigError(
+                f"unknown section {_show(section)}{where and ' in ' + where}; allowed: {', '.join(SCHEMA)}"
+            )
         if not isinstance(values, dict):
-            raise ConfigError(f"section {section!r} must be a mapping of keys, got {type(values).__name__}")
+            raise ConfigError(f"section {_show(section)} must be a mapping of keys, got {type(values).__name__}")
         for name, value in values.items():
             set_key(cfg, f"{section}.{name}", value)
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """A YAML error on one line: where, and what."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return where + " ".join(str(problem).split())
+
+
+def _read_yaml(text: str, what: str):
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{what} is not valid YAML: {_yaml_problem(error)}") from None
+    except RecursionError:
+        raise ConfigError(f"{what} is nested too deeply") from None
+    except Exception as error:  # PyYAML's constructors fail in their own ways on a tag that does not fit (!!int x)
+        raise ConfigError(f"{what} cannot be read as YAML: {type(error).__name__}: {_show(str(error))}") from None
 
 
 def parse_override(text: str) -> tuple[str, Any]:
     """Read ``key=value``; the value is read as YAML (so 3, 0.5, true, null and [a, b] work)."""
     if "=" not in text:
-        raise ConfigError(f"override {text!r} must look like section.key=value")
+        raise ConfigError(f"override {_show(text)} must look like section.key=value")
     key, raw = text.split("=", 1)
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{key.strip()}: cannot read value {raw!r}: {error}") from None
+    value = _read_yaml(raw, f"{key.strip()}: value {_show(raw)}") if raw.strip() else None
     return key.strip(), value
 
 
@@ -236,14 +285,24 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> di
     if path is not None:
         path = Path(path)
         if not path.is_file():
-            raise ConfigError(f"config file {str(path)!r} does not exist")
+            raise ConfigError(f"config file {str(path)!r} does not exist or is not a file")
         try:
-            tree = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as error:
-            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {error}") from None
-        merge(cfg, tree, where=str(path))
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise ConfigError(f"config file {str(path)!r} is not UTF-8 text (byte {error.start})") from None
+        except OSError as error:
+            raise ConfigError(f"config file {str(path)!r} cannot be read: {error.strerror or error}") from None
+        merge(cfg, _read_yaml(text, f"config file {str(path)!r}"), where=str(path))
     for text in overrides:
         set_key(cfg, *parse_override(text))
+    check_whole(cfg)
+    return cfg
+
+
+def check_config(tree) -> dict:
+    """A whole config tree (a saved run's) checked key by key and as a whole; keys it lacks get their defaults."""
+    cfg = defaults()
+    merge(cfg, tree, where="the saved config")
     check_whole(cfg)
     return cfg
 

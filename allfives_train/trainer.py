@@ -23,7 +23,7 @@ from tqdm import tqdm
 from agents.policy_net import PolicyNet, net_from_checkpoint, policy_payload
 from agents.registry import make_agent
 
-from .checkpoint import atomic_save, capture_rng, read_training_checkpoint, restore_rng
+from .checkpoint import atomic_save, atomic_write, capture_rng, check_finite, read_training_checkpoint, restore_rng
 from .config import OPPONENT_KINDS, rules_of, to_yaml
 from .evaluation import eval_table, final_eval, quick_eval
 from .imitation import imitate
@@ -74,12 +74,13 @@ class Trainer:
         self.rollouts = RolloutPool(worker, cfg["train"]["rollout_workers"], cfg["model"]["hidden"],
                                     cfg["model"]["action_hidden"])  # fmt: skip
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        for stale in self.run_dir.glob(".*.pt.*.tmp"):  # left by a run killed while it wrote a checkpoint
-            stale.unlink()
         if resume_from is not None:
             self._restore(read_training_checkpoint(resume_from), resume_from)
-        (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
-        self.log = MetricsLog(self.run_dir, cfg["eval"]["baselines"], self.iteration if resume_from else None)
+        for stale in self.run_dir.glob(".*.tmp"):  # left by a run killed while it wrote a file
+            stale.unlink()
+        atomic_write(self.run_dir / "config.yaml", to_yaml(cfg).encode())
+        resumed = (self.iteration, self.steps) if resume_from is not None else None
+        self.log = MetricsLog(self.run_dir, cfg["eval"]["baselines"], resumed)
 
     # -- state ---------------------------------------------------------------------
 
@@ -160,6 +161,7 @@ class Trainer:
         torch.set_num_threads(1)
         stats = imitate(self.net, self.optimizer, self.rollouts, self.cfg, self.rng, self.generator, self.device)
         torch.set_num_threads(self.threads)
+        check_finite(self.net, stats, "the imitation warm start")
         self.imitated = True
         tqdm.write(
             f"imitated {self.cfg['imitation']['teacher']} on {stats['imitation_decisions']:,} decisions: "
@@ -193,6 +195,7 @@ class Trainer:
         adv, ret = advantages(batch, critic_values(self.net, data), tc["gamma"], tc["gae_lambda"])
         data.adv, data.ret = torch.from_numpy(adv).to(self.device), torch.from_numpy(ret).to(self.device)
         stats = update(self.net, self.optimizer, data, self.cfg, self.generator)
+        check_finite(self.net, stats, f"update {self.iteration + 1}")
         seconds = time.perf_counter() - start
         self.iteration += 1
         self.steps += len(batch)

@@ -1,0 +1,133 @@
+"""Helpers for the training tests: run ``train.py`` in this process, and read back everything a run leaves.
+
+A run's saved state is compared part by part with another run's: the whole
+checkpoint payload (weights, optimizer, pool, random states, config,
+counters), the policy file, the CSV rows and the TensorBoard scalars, each
+without the wall-clock timings, which no two runs share.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
+from tensorboard.compat.proto import event_pb2
+
+import train
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ROOT / "configs" / "tiny.yaml"
+#: Columns and TensorBoard tags that measure time, different in every run.
+TIMING_COLUMNS = ("decisions_per_s", "rollout_s", "update_s", "eval_s")
+TIMING_TAGS = tuple(f"{'eval' if c == 'eval_s' else 'rollout'}/{c}" for c in TIMING_COLUMNS)
+
+
+def run_train(*args) -> int:
+    """``python train.py ARGS --no-progress`` in this process; returns the exit status."""
+    return train.main([*map(str, args), "--no-progress"])
+
+
+def metrics_rows(run_dir: Path) -> list[dict]:
+    """The CSV rows without the timing columns."""
+    with (Path(run_dir) / "metrics.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    return [{k: v for k, v in row.items() if k not in TIMING_COLUMNS} for row in rows]
+
+
+def tb_scalars(run_dir: Path) -> list[tuple[str, int, float]]:
+    """Every scalar point in every event file of ``run_dir/tb``, as written (duplicates kept), timings left out."""
+    points = []
+    for path in sorted((Path(run_dir) / "tb").glob("*tfevents*")):
+        for record in RawEventFileLoader(str(path)).Load():
+            event = event_pb2.Event.FromString(record)
+            for value in event.summary.value:
+                number = value.simple_value if value.HasField("simple_value") else value.tensor.float_val[0]
+                if value.tag not in TIMING_TAGS:
+                    points.append((value.tag, event.step, number))
+    return sorted(points)
+
+
+def tb_view(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
+    """The scalars as TensorBoard shows them (its reader applies purges and drops out-of-order steps)."""
+    acc = EventAccumulator(str(Path(run_dir) / "tb"), size_guidance={"scalars": 0})
+    acc.Reload()
+    return {
+        tag: [(e.step, e.value) for e in acc.Scalars(tag)]
+        for tag in sorted(acc.Tags()["scalars"])
+        if tag not in TIMING_TAGS
+    }
+
+
+def load_payload(path: Path) -> dict:
+    """A checkpoint's payload as torch stored it (no checks: the tests compare what is on disk)."""
+    return torch.load(path, map_location="cpu", weights_only=True)
+
+
+def differences(a, b, where: str = "") -> list[str]:
+    """Where two nested payloads (dicts, lists, tuples, tensors, plain values) differ; empty when equal."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        same = (
+            isinstance(a, torch.Tensor)
+            and isinstance(b, torch.Tensor)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and torch.equal(a, b)
+        )
+        return [] if same else [where or "<root>"]
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return [f"{where}: keys {sorted(map(str, a))} != {sorted(map(str, b))}"]
+        return [d for k in a for d in differences(a[k], b[k], f"{where}.{k}")]
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b):
+        if len(a) != len(b):
+            return [f"{where}: length {len(a)} != {len(b)}"]
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{where}[{i}]")]
+    return [] if type(a) is type(b) and a == b else [f"{where}: {a!r} != {b!r}"]
+
+
+def _placeless(payload: dict) -> dict:
+    """A payload with its config's ``run.dir`` blanked: two runs in different folders differ only there."""
+    for holder in (payload, payload.get("training") or {}):
+        if isinstance(holder.get("config"), dict):
+            holder["config"]["run"]["dir"] = "<run.dir>"
+    return payload
+
+
+def run_differences(a: Path, b: Path) -> list[str]:
+    """Every difference between two run directories' saved state and logs (timings and run.dir aside)."""
+    out = []
+    for name in ("checkpoint.pt", "policy.pt"):
+        if (a / name).exists() or (b / name).exists():
+            out += differences(_placeless(load_payload(a / name)), _placeless(load_payload(b / name)), name)
+    if metrics_rows(a) != metrics_rows(b):
+        out.append("metrics.csv rows differ")
+    if tb_scalars(a) != tb_scalars(b):
+        out.append("TensorBoard event files hold different scalars")
+    if tb_view(a) != tb_view(b):
+        out.append("TensorBoard shows different scalars")
+    if ((a / "eval.md").exists() or (b / "eval.md").exists()) and (
+        not (a / "eval.md").exists()
+        or not (b / "eval.md").exists()
+        or (a / "eval.md").read_text() != (b / "eval.md").read_text()
+    ):
+        out.append("eval.md differs")
+    leftovers = [p.name for p in b.rglob("*") if p.name.endswith(".tmp")]
+    if leftovers:
+        out.append(f"temporary files left: {leftovers}")
+    return out
+
+
+def snapshot(directory: Path) -> dict[str, tuple]:
+    """Every file and folder under ``directory`` with its bytes, mode and modification time."""
+    directory = Path(directory)
+    if not directory.exists():
+        return {}
+    out = {}
+    for path in sorted(directory.rglob("*")):
+        info = path.stat()
+        body = path.read_bytes() if path.is_file() else None
+        out[str(path.relative_to(directory))] = (body, info.st_mode, info.st_mtime_ns)
+    return out
