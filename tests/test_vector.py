@@ -6,7 +6,9 @@ the observation, the action mask, every seat's reward, the terminations, the
 final scores and winners, the global state vector and the running scores.
 Every rule configuration runs twice, with complementary options, so that
 across the file each option value (episode, auto_forced, reward mode,
-history) meets every rule configuration. ALLFIVES_VECTOR_DECISIONS raises
+history, action features) meets every rule configuration; with action
+features on, the batched rows are compared with the per-table reference
+rows at every step too. ALLFIVES_VECTOR_DECISIONS raises
 the decisions per run (default 10,000) for a long run by hand.
 """
 
@@ -25,7 +27,7 @@ from allfives_env.core.record import replay
 from allfives_env.vector import VectorEnv
 
 DECISIONS = int(os.environ.get("ALLFIVES_VECTOR_DECISIONS", "10000"))
-NUM_ENVS = 24
+NUM_ENVS = 32
 
 RULE_CONFIGS = [
     {"rules": "pagat", "num_players": 2},
@@ -43,10 +45,11 @@ RULE_CONFIGS = [
 
 
 def options(code: int) -> dict:
-    """Option combination ``code`` (4 bits): episode, auto_forced, reward mode, history."""
+    """Option combination ``code`` (4 bits): episode, auto_forced (and action features with it), reward, history."""
     return {
         "episode": ("match", "round")[code & 1],
         "auto_forced": bool(code >> 1 & 1),
+        "action_features": bool(code >> 1 & 1),
         "reward": ("win_loss", "points")[code >> 2 & 1],
         "history": bool(code >> 3 & 1),
     }
@@ -65,13 +68,14 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _compare(step, env: VectorEnv, raws: list, where: str) -> None:
-    seats, observations, masks = [], [], []
+    seats, observations, masks, features = [], [], [], []
     for raw in raws:
         agent = raw.agent_selection
         seats.append(raw.possible_agents.index(agent))
         obs = raw.observe(agent)
         observations.append(obs["observation"])
         masks.append(obs["action_mask"])
+        features.append(obs.get("action_features"))
     expected = {
         "seat to act": (step.current_player, np.array(seats)),
         "observation": (step.observation, np.array(observations)),
@@ -79,6 +83,10 @@ def _compare(step, env: VectorEnv, raws: list, where: str) -> None:
         "state vector": (env.state(), np.array([raw.state() for raw in raws])),
         "scores": (env._tables.scores, np.array([raw.core_state.scores for raw in raws], dtype=float)),
     }
+    if env.action_features:
+        expected["action features"] = (step.action_features, np.array(features))
+    else:
+        assert step.action_features is None
     for name, (got, want) in expected.items():
         if not np.array_equal(got, want):
             table = int(np.flatnonzero((got != want).reshape(len(raws), -1).any(axis=1))[0])
@@ -130,7 +138,7 @@ def test_records_replay_to_the_same_scores(tmp_path):
     step = env.reset(seed=7)
     rng = np.random.default_rng(7)
     finals = {}
-    for _ in range(3000):
+    for _ in range(1500):
         step = env.step(random_legal(step.action_mask, rng))
         for row in np.flatnonzero(step.terminated).tolist():
             finals.setdefault(row, []).append(step.final_scores[row].tolist())

@@ -77,6 +77,7 @@ class Tables:
         self.boneyard = np.zeros((b, max(1, self.bone_size)), dtype=np.intp)
         self.bone_pos = np.zeros(b, dtype=np.intp)
         self.played = np.zeros((b, NUM_TILES), dtype=np.int8)
+        self.played_bits = np.zeros(b, dtype=np.int64)  # the same tiles as a 28-bit mask
         self.values = np.full((b, NUM_SLOTS), -1, dtype=np.int8)  # the value to match per slot, -1 closed
         self.keys = np.zeros(b, dtype=np.intp)  # the end key of ``values``, kept in step with it
         self.counts = np.zeros((b, NUM_SLOTS), dtype=np.int8)  # what each end adds to the end total
@@ -220,6 +221,7 @@ class Tables:
         self.hand_count_f[seat_rows] = left
         self.drawn[rows] = -1
         self.played_f[rows * NUM_TILES + tiles] = 1
+        self.played_bits[rows] = self.played_bits.take(rows) | (1 << tiles)
         leading = self.lead.take(rows) < 0
         if leading.any():
             self._place_lead(rows[leading], tiles[leading])
@@ -350,6 +352,7 @@ class Tables:
             self.boneyard[rows] = boneyards
         self.bone_pos[rows] = 0
         self.played[rows] = 0
+        self.played_bits[rows] = 0
         self.values[rows] = -1
         self.keys[rows] = 0
         self.counts[rows] = 0

@@ -33,6 +33,7 @@ from ..views.observation import observation_size
 from ..views.state_vector import STATE_SIZE
 from .arrays import Tables
 from .encode import Encoder
+from .features import action_features
 from .rounds import Finished, MatchLog, Rounds
 
 REWARD_MODES = ("win_loss", "points")
@@ -48,7 +49,9 @@ class VectorStep(NamedTuple):
     ``auto_forced`` included). Where ``terminated`` is set the episode ended
     in this step and the table has already restarted: ``final_scores`` (per
     side; NaN elsewhere) and ``winners`` (per side) are the finished
-    episode's, like the environment's ``infos``.
+    episode's, like the environment's ``infos``. ``action_features`` (with
+    ``action_features=True``) holds the rows of
+    :mod:`allfives_env.views.action_features` for the seat to act.
     """
 
     current_player: np.ndarray  # (num_envs,) intp
@@ -58,6 +61,7 @@ class VectorStep(NamedTuple):
     terminated: np.ndarray  # (num_envs,) bool
     final_scores: np.ndarray  # (num_envs, num_sides) float64
     winners: np.ndarray  # (num_envs, num_sides) bool
+    action_features: np.ndarray | None = None  # (num_envs, 114, K) int8 with action_features=True
 
 
 class VectorEnv:
@@ -66,7 +70,8 @@ class VectorEnv:
     Keyword arguments are those of ``allfives_env.raw_env`` that shape the
     game and its rewards: ``num_players``, ``rules``, ``partnerships``,
     ``target``, ``opening``, ``reward`` ("win_loss", "points"), ``episode``
-    ("match", "round"), ``auto_forced``, ``history``, and ``record_dir``
+    ("match", "round"), ``auto_forced``, ``history``, ``action_features``
+    (add each table's per-action feature rows), and ``record_dir``
     (write each finished episode's ``allfives-record/1`` game record there).
     """
 
@@ -83,6 +88,7 @@ class VectorEnv:
         episode: str = "match",
         auto_forced: bool = False,
         history: bool = False,
+        action_features: bool = False,
         record_dir: str | os.PathLike | None = None,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -92,6 +98,7 @@ class VectorEnv:
         self.episode = choice("episode", episode, EPISODES)
         self.auto_forced = flag("auto_forced", auto_forced)
         self.history = flag("history", history)
+        self.action_features = flag("action_features", action_features)
         if record_dir is not None and not isinstance(record_dir, (str, os.PathLike)):
             raise ValueError(f"record_dir={record_dir!r} is not allowed; allowed: None or a directory path")
         self.record_dir = record_dir
@@ -252,6 +259,7 @@ class VectorEnv:
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables
         self._mask = np.ascontiguousarray(t.legal_mask())
+        features = action_features(t, self._mask) if self.action_features else None
         return VectorStep(
             t.to_act.copy(),
             self._encoder.observation(t, self.history),
@@ -260,6 +268,7 @@ class VectorEnv:
             terminated,
             final_scores,
             winners,
+            features,
         )
 
     def _write_records(self, finished: Finished) -> None:
