@@ -248,6 +248,7 @@ def test_make_agent_hands_policies_to_the_policy_module(monkeypatch):
     fake = types.ModuleType("agents.policy_agent")
     fake.load_policy_agent = lambda path, seed: calls.append((path, seed)) or RandomAgent(seed)
     monkeypatch.setitem(sys.modules, "agents.policy_agent", fake)
+    monkeypatch.setitem(sys.modules, "torch", sys.modules.get("torch") or types.ModuleType("torch"))
     make_agent("checkpoint:runs/best.pt", seed=3)
     make_agent("trained", seed=4)
     assert calls == [("runs/best.pt", 3), (None, 4)]
