@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     if pattern is not None:
         before, after = best(figures["before"]), best(figures["after"])
         print(
-            f"best of {options.rounds}: before {before:,.4g}, after {after:,.4g}; after / before = {after / before:.3f}"
+            f"best of {options.rounds}: before {shown(before)}, after {shown(after)}; after / before = {after / before:.3f}"
         )
     return 0
 
