@@ -75,7 +75,7 @@ class Game:
     bots: dict[int, Agent]
     seed: int
     events: list[dict] = field(default_factory=list)
-    round_scores: list[list] = field(default_factory=list)  # cumulative, after each finished round
+    round_results: list[dict] = field(default_factory=list)  # each finished round, as the page shows it
     version: int = 0
     last_used: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -104,8 +104,9 @@ class Game:
         rounds = len(state.past)
         state.apply(action)
         event["round_over"] = len(state.past) > rounds
-        if event["round_over"]:
-            self.round_scores.append(list(state.scores))
+        if event["round_over"]:  # written once: every later answer carries the finished rounds
+            index = len(state.past) - 1
+            self.round_results.append(round_result_json(self.rules, index, state.past[index], state.scores))
         self.events.append(event)
         self.version += 1
 
@@ -162,7 +163,7 @@ class Game:
             "layout": layout_json(view.layout),
             "finished": state.finished,
             "winners": list(state.winners),
-            "rounds": self._rounds(),
+            "rounds": self.round_results,
             "events": self._events(show_hands),
             "hand": None,
             "hands": None,
@@ -190,10 +191,6 @@ class Game:
                 points=placement_points(after.end_total),
             )
         return entry
-
-    def _rounds(self) -> list[dict]:
-        pairs = zip(self.state.past, self.round_scores, strict=True)
-        return [round_result_json(self.rules, index, log, scores) for index, (log, scores) in enumerate(pairs)]
 
     def _events(self, show_hands: bool) -> list[dict]:
         out = []

@@ -113,10 +113,10 @@ function show(data) {
         h(
           "div",
           { class: "controls card" },
-          h("button", { class: "secondary", id: "replay-first", text: "⏮", title: "first", onclick: () => go(0) }),
+          h("button", { class: "secondary", id: "replay-first", text: "|◀", title: "first step", onclick: () => go(0) }),
           h("button", { id: "replay-prev", text: "◀ Back", onclick: () => go(index - 1) }),
           h("button", { id: "replay-next", text: "Forward ▶", onclick: () => go(index + 1) }),
-          h("button", { class: "secondary", id: "replay-last", text: "⏭", title: "last", onclick: () => go(data.frames.length - 1) }),
+          h("button", { class: "secondary", id: "replay-last", text: "▶|", title: "last step", onclick: () => go(data.frames.length - 1) }),
           slider,
           rounds,
           p.position,
