@@ -96,8 +96,8 @@ def create_app(
 
     def _locked(game, change, body, show_hands):
         with game.lock:
-            change(game, body)
-            return game.payload(show_hands)
+            change(game, body)  # checks that body's version is the game's, so the page has seen it
+            return game.payload(show_hands, since=body["version"])
 
     async def get_game(request: Request) -> Response:
         game = store.get(request.path_params["game_id"])

@@ -106,7 +106,8 @@ class Game:
         event["round_over"] = len(state.past) > rounds
         if event["round_over"]:  # written once: every later answer carries the finished rounds
             index = len(state.past) - 1
-            self.round_results.append(round_result_json(self.rules, index, state.past[index], state.scores))
+            result = round_result_json(self.rules, index, state.past[index], state.scores)
+            self.round_results.append({**result, "event": event["n"]})
         self.events.append(event)
         self.version += 1
 
@@ -131,8 +132,13 @@ class Game:
 
     # -- what a seat may see -------------------------------------------------------
 
-    def payload(self, show_hands: bool = False) -> dict:
-        """The game as the page sees it: the person's seat view in play, the public table in watch."""
+    def payload(self, show_hands: bool = False, since: int | None = None) -> dict:
+        """The game as the page sees it: the person's seat view in play, the public table in watch.
+
+        With ``since`` (a version the page has seen), ``events`` and ``rounds`` hold only what happened
+        after it, so an answer stays small however long the match; without it, the last events and
+        every finished round.
+        """
         state, rules = self.state, self.rules
         viewer = self.human
         view = state.view(viewer if viewer is not None else state.to_act)
@@ -163,8 +169,9 @@ class Game:
             "layout": layout_json(view.layout),
             "finished": state.finished,
             "winners": list(state.winners),
-            "rounds": self.round_results,
-            "events": self._events(show_hands),
+            "since": since,
+            "rounds": [r for r in self.round_results if since is None or r["event"] > since],
+            "events": self._events(show_hands, since),
             "hand": None,
             "hands": None,
             "drawn": None,
@@ -192,9 +199,9 @@ class Game:
             )
         return entry
 
-    def _events(self, show_hands: bool) -> list[dict]:
+    def _events(self, show_hands: bool, since: int | None) -> list[dict]:
         out = []
-        for event in self.events[-RECENT_EVENTS:]:
+        for event in self.events[-RECENT_EVENTS:] if since is None else self.events[since:]:
             if event["drew"] is not None and not (event["seat"] == self.human or (self.human is None and show_hands)):
                 event = {**event, "drew": None}
             out.append(event)

@@ -10,6 +10,8 @@ let selected = null;
 let seenEvents = 0;
 let shownRounds = 0;
 let parts = null;
+let log = []; // the moves seen so far (answers to moves carry only the new ones)
+let rounds = []; // the finished rounds seen so far
 
 export async function init(section, opts) {
   root = section;
@@ -33,6 +35,8 @@ async function start(settings) {
     selected = null;
     seenEvents = 0;
     shownRounds = 0;
+    log = [];
+    rounds = [];
     build();
     update(answer);
   } catch (err) {
@@ -83,18 +87,25 @@ function build() {
 
 function update(answer) {
   const fresh = seenEvents;
+  if (answer.since === null) {
+    log = answer.events;
+    rounds = answer.rounds;
+  } else {
+    log = log.concat(answer.events.filter((e) => e.n > seenEvents)).slice(-400);
+    rounds = rounds.concat(answer.rounds.filter((r) => r.round > rounds.length));
+  }
   game = answer;
   selected = null;
   render(fresh);
-  seenEvents = game.events.length ? game.events[game.events.length - 1].n : 0;
+  seenEvents = log.length ? log[log.length - 1].n : 0;
   nextRoundModal();
 }
 
 function nextRoundModal() {
-  if (shownRounds >= game.rounds.length || document.getElementById("round-modal")) return;
-  const result = game.rounds[shownRounds];
+  if (shownRounds >= rounds.length || document.getElementById("round-modal")) return;
+  const result = rounds[shownRounds];
   const names = game.seats.map((s) => s.name);
-  const last = shownRounds === game.rounds.length - 1 && game.finished;
+  const last = shownRounds === rounds.length - 1 && game.finished;
   showModal(
     h("div", {}, h("h3", { text: `Round ${result.round} over` }), roundResultBlock(result, game.rules, names, game.human)),
     last ? "See the result" : "Next round",
@@ -120,13 +131,13 @@ function render(fresh) {
   );
   parts.caption.replaceChildren("End total ", h("b", { text: String(g.layout.end_total) }));
   const options = selected ? g.legal.filter((a) => a.tile === selected) : [];
-  const lastPlaced = [...g.events].reverse().find((e) => e.round === g.round && e.end_total !== null);
+  const lastPlaced = [...log].reverse().find((e) => e.round === g.round && e.end_total !== null);
   drawLayout(parts.board, g.layout, {
     targets: new Set(options.map((a) => a.slot)),
     onEnd: (slot) => play(options.find((a) => a.slot === slot)),
     last: lastPlaced ? tileOf(lastPlaced.text) : null,
   });
-  renderSeats(parts.seats, g.seats, { toAct: g.to_act, last: lastMoves(g.events, g.round) });
+  renderSeats(parts.seats, g.seats, { toAct: g.to_act, last: lastMoves(log, g.round) });
   drawHand(parts.hand, g.hand, {
     classes: (t) => [myTurn && legalTiles.has(t) ? "legal" : "", t === selected ? "selected" : "", t === g.drawn ? "drawn" : ""].join(" "),
     raise: (t) => myTurn && legalTiles.has(t),
@@ -147,10 +158,10 @@ function render(fresh) {
     ),
   );
   renderScores(parts.scores, g.rules, g.scores, g.target, { human: g.human, winners: g.finished ? g.winners : [] });
-  renderLog(parts.log, g.events, names, { fresh });
-  parts.results.replaceChildren(...g.rounds.slice(0, shownRounds).map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
+  renderLog(parts.log, log, names, { fresh });
+  parts.results.replaceChildren(...rounds.slice(0, shownRounds).map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
   parts.banner.replaceChildren();
-  if (g.finished && shownRounds >= g.rounds.length) {
+  if (g.finished && shownRounds >= rounds.length) {
     const won = g.winners.map((s) => sideName(g.rules, s, g.human)).join(" and ");
     const final = g.scores.map((s, side) => `${sideName(g.rules, side, g.human)} ${s}`).join(", ");
     parts.banner.append(

@@ -7,6 +7,8 @@ import { lastMoves, renderLog, renderScores, renderSeats, setupForm, sideName } 
 let root, options, parts;
 let game = null;
 let running = false;
+let log = []; // every move seen (step answers carry only the new one)
+let rounds = [];
 let timer = null;
 
 export async function init(section, opts) {
@@ -27,7 +29,8 @@ function showSetup() {
 
 async function start(settings) {
   try {
-    game = await api("POST", "/api/games", { mode: "watch", ...settings });
+    game = null;
+    absorb(await api("POST", "/api/games", { mode: "watch", ...settings }));
     build();
     render();
   } catch (err) {
@@ -40,7 +43,7 @@ function build() {
   const hands = h("input", { type: "checkbox", id: "show-hands" });
   hands.addEventListener("change", async () => {
     try {
-      game = await api("GET", `/api/games/${game.id}?show_hands=${hands.checked ? 1 : 0}`);
+      absorb(await api("GET", `/api/games/${game.id}?show_hands=${hands.checked ? 1 : 0}`));
       render();
     } catch (err) {
       toast(err.message);
@@ -85,6 +88,18 @@ function build() {
   );
 }
 
+function absorb(answer) {
+  if (answer.since === null) {
+    log = answer.events;
+    rounds = answer.rounds;
+  } else {
+    const seen = log.length ? log[log.length - 1].n : 0;
+    log = log.concat(answer.events.filter((e) => e.n > seen)).slice(-400);
+    rounds = rounds.concat(answer.rounds.filter((r) => r.round > rounds.length));
+  }
+  game = answer;
+}
+
 function render() {
   const g = game;
   const names = g.seats.map((s) => s.name);
@@ -95,10 +110,10 @@ function render() {
   );
   parts.caption.replaceChildren("End total ", h("b", { text: String(g.layout.end_total) }));
   drawLayout(parts.board, g.layout);
-  renderSeats(parts.seats, g.seats, { toAct: g.to_act, last: lastMoves(g.events, g.round), hands: g.hands });
+  renderSeats(parts.seats, g.seats, { toAct: g.to_act, last: lastMoves(log, g.round), hands: g.hands });
   renderScores(parts.scores, g.rules, g.scores, g.target, { winners: g.finished ? g.winners : [] });
-  renderLog(parts.log, g.events, names);
-  parts.results.replaceChildren(...g.rounds.map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
+  renderLog(parts.log, log, names);
+  parts.results.replaceChildren(...rounds.map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
   parts.banner.replaceChildren();
   if (g.finished) {
     stop();
@@ -121,7 +136,7 @@ function render() {
 async function step() {
   if (!game || game.finished) return false;
   try {
-    game = await api("POST", `/api/games/${game.id}/step?show_hands=${parts.hands.checked ? 1 : 0}`, { version: game.version });
+    absorb(await api("POST", `/api/games/${game.id}/step?show_hands=${parts.hands.checked ? 1 : 0}`, { version: game.version }));
     render();
     return true;
   } catch (err) {
