@@ -125,8 +125,7 @@ class VectorEnv:
         self._generators = [None] * self.num_envs
         self._episodes[:] = 0
         self._rounds.start_matches(list(range(self.num_envs)), seeds)
-        if self.auto_forced:
-            self._play_forced(self._tables.rows, Finished(), np.ones(self.num_envs, dtype=bool))
+        self._rounds.flush()  # every table now opens with a lead, which is never forced
         b, sides = self.num_envs, self.game_rules.num_sides
         return self._outputs(
             np.zeros((b, self.num_players)),
@@ -149,6 +148,7 @@ class VectorEnv:
         if self.auto_forced:
             live = np.ones(self.num_envs, dtype=bool)
             live[finished.rows] = False
+            live[self._rounds.pending_rows] = False
             self._play_forced(t.rows, finished, live)
         b, sides = self.num_envs, self.game_rules.num_sides
         rewards = self._points(before) if before is not None else np.zeros((b, self.num_players))
@@ -166,6 +166,7 @@ class VectorEnv:
             if self.record_dir is not None:
                 self._write_records(finished)
             self._restart(rows)
+        self._rounds.flush()
         return self._outputs(rewards, terminated, final_scores, winners)
 
     def state(self) -> np.ndarray:
@@ -223,7 +224,10 @@ class VectorEnv:
         return array
 
     def _play_forced(self, rows: np.ndarray, finished: Finished, live: np.ndarray) -> None:
-        """Play forced draws and passes until every live table's seat to act has a real choice."""
+        """Play forced draws and passes until every live table's seat to act has a real choice.
+
+        A table whose round ended waits for its next deal (a lead, never forced) and is no longer live.
+        """
         t = self._tables
         while rows.size:
             mask = t.legal_mask(rows=rows)
@@ -231,10 +235,10 @@ class VectorEnv:
             rows = rows[forced]
             if not rows.size:
                 return
-            count = len(finished.rows)
+            count, waiting = len(finished.rows), len(self._rounds.pending_rows)
             self._rounds.end(t.apply(rows, np.where(mask[forced, DRAW] == 1, DRAW, PASS)), finished)
-            if len(finished.rows) > count:
-                live[finished.rows[count:]] = False
+            live[finished.rows[count:]] = False  # over, or waiting for the next round's deal
+            live[self._rounds.pending_rows[waiting:]] = False
 
     def _points(self, before: np.ndarray) -> np.ndarray:
         """Own side's gain minus the mean of the other sides' gains, over the target (zero-sum), as raw_env."""
@@ -253,8 +257,6 @@ class VectorEnv:
             seeds.append(int(generator.integers(2**63)))
         self._episodes[rows] += 1
         self._rounds.start_matches(rows, seeds)
-        if self.auto_forced:  # a new match opens with a lead, which is never forced; kept for safety
-            self._play_forced(np.array(rows, dtype=np.intp), Finished(), np.ones(self.num_envs, dtype=bool))
 
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables

@@ -11,6 +11,7 @@ awards. Only their results are written into the arrays of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -50,6 +51,10 @@ class Rounds:
         self.seeds: list[int] = [0] * b
         self.deals: list[Deal | None] = [None] * b
         self.logs: list[MatchLog] = [MatchLog(0) for _ in range(b)]
+        # Rounds to deal, gathered over a step and dealt together by flush() (one batch of array writes).
+        self.pending_rows: list[int] = []
+        self.pending_indices: list[int] = []
+        self.pending_previous: list[RoundResult | None] = []
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -60,25 +65,40 @@ class Rounds:
             self.logs[row] = MatchLog(seed)
         self.tables.scores[rows] = 0
         self.tables.refresh_need(rows)
-        self.deal(rows, [0] * len(rows), [None] * len(rows))
+        self.pending_rows += rows
+        self.pending_indices += [0] * len(rows)
+        self.pending_previous += [None] * len(rows)
+
+    def flush(self) -> None:
+        """Deal every pending round."""
+        if self.pending_rows:
+            self.deal(self.pending_rows, self.pending_indices, self.pending_previous)
+            self.pending_rows, self.pending_indices, self.pending_previous = [], [], []
 
     def deal(self, rows: list[int], indices: list[int], previous: list[RoundResult | None]) -> None:
         """Deal round ``indices[i]`` on table ``rows[i]`` after the round that ended with ``previous[i]``."""
         rules = self.rules
-        hands, boneyards, leaders, required = [], [], [], []
+        seeds, deals = self.seeds, self.deals
+        dealt, required = [], []
         for row, index, prev in zip(rows, indices, previous, strict=True):
-            deal = seeded_deal(rules, self.seeds[row], index, prev)
-            _, lead_tile = allowed_leaders(rules, index, deal.hands, prev)
-            self.deals[row] = deal
-            hands.append(deal.hands)
-            boneyards.append(deal.boneyard)
-            leaders.append(deal.leader)
-            required.append(lead_tile)
+            deal = seeded_deal(rules, seeds[row], index, prev)
+            required.append(allowed_leaders(rules, index, deal.hands, prev)[1])
+            deals[row] = deal
+            dealt.append(deal)
+        count = len(rows)
         self.tables.start_rounds(
             np.array(rows, dtype=np.intp),
-            np.array(hands, dtype=np.intp).reshape(len(rows), rules.num_players, rules.hand_size),
-            np.array(boneyards, dtype=np.intp).reshape(len(rows), rules.boneyard_size),
-            np.array(leaders, dtype=np.intp),
+            np.fromiter(
+                chain.from_iterable(chain.from_iterable(deal.hands) for deal in dealt),
+                dtype=np.intp,
+                count=count * rules.num_players * rules.hand_size,
+            ).reshape(count, rules.num_players, rules.hand_size),
+            np.fromiter(
+                chain.from_iterable(deal.boneyard for deal in dealt),
+                dtype=np.intp,
+                count=count * rules.boneyard_size,
+            ).reshape(count, rules.boneyard_size),
+            np.array([deal.leader for deal in dealt], dtype=np.intp),
             np.array(required, dtype=np.intp),
             np.array(indices, dtype=np.intp),
         )
@@ -86,7 +106,7 @@ class Rounds:
     # -- ending -------------------------------------------------------------------------------
 
     def end(self, ends: RoundEnds, finished: Finished) -> None:
-        """Settle the rounds that ended: award, then a new round, or the episode's end into ``finished``."""
+        """Settle the rounds that ended: award, then a new round (pending until flush()), or the episode's end."""
         tables = self.tables
         rules = self.rules
         target = rules.target
@@ -101,30 +121,28 @@ class Rounds:
         pips = tables.seat_pips(ended).tolist()
         results = [domino_award(rules, seat, p) for seat, p in zip(ends.domino_seat.tolist(), pips, strict=False)]
         results += [block_award(rules, p) for p in pips[len(ends.domino) :]]
-        next_rows, next_indices, previous = [], [], []
-        for row, result in zip(ended.tolist(), results, strict=True):
-            scores = tables.scores[row]
-            for side, gain in enumerate(result.gains):
-                if gain:
-                    scores[side] += gain
-            self._log_round(row)
-            values = scores.tolist()
-            if any(score >= target for score in values):
-                if self.single_round:
-                    winners = (result.winner,) if result.winner is not None else ()
-                else:
-                    best = max(score for score in values if score >= target)
-                    winners = tuple(side for side, score in enumerate(values) if score == best)
-                self._finish(row, values, winners, finished)
-            elif self.single_round:
-                self._finish(row, values, (result.winner,) if result.winner is not None else (), finished)
-            else:
-                next_rows.append(row)
-                next_indices.append(int(tables.round_index[row]) + 1)
-                previous.append(result)
+        scores = tables.scores[ended] + np.array([result.gains for result in results], dtype=np.float64)
+        tables.scores[ended] = scores
         tables.refresh_need(ended)
-        if next_rows:
-            self.deal(next_rows, next_indices, previous)
+        if self.keep_logs:
+            for row in ended.tolist():
+                self._log_round(row)
+        over = (scores >= target).any(axis=1)
+        going = np.flatnonzero(~over) if not self.single_round else ended[:0]
+        for i in np.flatnonzero(over).tolist() if not self.single_round else range(len(ended)):
+            values = scores[i].tolist()
+            result = results[i]
+            if self.single_round:
+                winners = (result.winner,) if result.winner is not None else ()
+            else:
+                best = max(score for score in values if score >= target)
+                winners = tuple(side for side, score in enumerate(values) if score == best)
+            self._finish(int(ended[i]), values, winners, finished)
+        if going.size:  # the next round, dealt at the next flush()
+            rows = ended[going]
+            self.pending_rows += rows.tolist()
+            self.pending_indices += (tables.round_index[rows] + 1).tolist()
+            self.pending_previous += [results[i] for i in going.tolist()]
 
     def _log_round(self, row: int) -> None:
         if self.keep_logs:
