@@ -17,6 +17,7 @@ import time
 from collections import deque
 from pathlib import Path
 
+import numpy as np
 import torch
 from tqdm import tqdm
 
@@ -58,6 +59,7 @@ class Trainer:
         self.device = pick_device(cfg["run"]["device"])
         seed = cfg["run"]["seed"]
         torch.manual_seed(seed)
+        np.random.seed(seed % 2**32)  # saved and restored too: the whole state follows from the seed
         self.rng = random.Random(seed)
         self.generator = torch.Generator().manual_seed(seed + 1)
         self.net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)

@@ -1,0 +1,95 @@
+"""Kill training at random moments, resume, and compare every part of the saved state with an uninterrupted run.
+
+Each trial starts the short tiny-config run in a child process and sends it
+SIGKILL after a random delay drawn over the whole length of a run (so a kill
+can land while it imitates, plays, learns, writes a checkpoint, a CSV row or
+TensorBoard events, cuts the logs on a resume, or runs the final
+evaluation), then resumes it, kills the resume at a random moment too, and
+finally lets it finish. A kill before the first checkpoint is followed by
+the original command, as a person would rerun it. The finished run must
+equal the uninterrupted one in every saved part: weights, optimizer state,
+opponent pool, every random generator, counters and config, the policy
+file, the CSV rows, the TensorBoard scalars (in the files and as TensorBoard
+shows them) and the final evaluation table; no temporary file may be left.
+
+Children are forked from a server process that has imported the trainer
+but never run torch, so each one starts in milliseconds. Three trials run by
+default; ``ALLFIVES_FUZZ_KILLS=40 python -m pytest tests/test_fuzz_resume.py``
+runs more, ``ALLFIVES_FUZZ_SEED`` picks other delays.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from train_snapshots import TINY, run_differences, run_train
+
+import train
+
+KILLS = int(os.environ.get("ALLFIVES_FUZZ_KILLS", "3"))
+SEED = int(os.environ.get("ALLFIVES_FUZZ_SEED", "8"))
+#: Short, but with every stage: imitation, snapshots into the pool, quick and final evaluations.
+SHORT = ["--config", TINY, "--set", "train.total_steps=300", "--set", "eval.final_matches=1",
+         "--set", "eval.baselines=[random, greedy]"]  # fmt: skip
+PRELOAD = ["train", "allfives_train.trainer", "allfives_train.plot", "agents.evaluate", "torch.utils.tensorboard"]
+
+
+@pytest.fixture(scope="module")
+def forker():
+    """Starts ``train.main`` in children forked from a server that imported the trainer once."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def start(context, argv: list) -> multiprocessing.Process:
+    child = context.Process(target=train.main, args=([*map(str, argv), "--no-progress"],))
+    child.start()
+    return child
+
+
+def run_and_kill(context, argv: list, delay: float) -> bool:
+    """Run ``train.py ARGV`` in a child; SIGKILL it after ``delay`` seconds. True if it was killed."""
+    child = start(context, argv)
+    child.join(delay)
+    killed = child.is_alive()
+    if killed:
+        os.kill(child.pid, signal.SIGKILL)
+    child.join()
+    assert killed or child.exitcode == 0, f"train.py {argv} exited with {child.exitcode}"
+    return killed
+
+
+@pytest.fixture(scope="module")
+def reference(forker, tmp_path_factory) -> tuple[Path, float]:
+    """The uninterrupted run, played in a child like the killed ones, and how long it took."""
+    base = tmp_path_factory.mktemp("reference")
+    began = time.perf_counter()
+    assert not run_and_kill(forker, [*SHORT, "--set", f"run.dir={base}"], delay=600)
+    return base / "tiny", time.perf_counter() - began
+
+
+@pytest.mark.parametrize("trial", range(KILLS))
+def test_killed_and_resumed_at_random_moments_equals_an_uninterrupted_run(forker, reference, tmp_path, trial):
+    straight, seconds = reference
+    rng = random.Random(f"{SEED}-{trial}")
+    fresh = [*SHORT, "--set", f"run.dir={tmp_path}"]
+    run = tmp_path / "tiny"
+    delays, finished = [], False
+    for _ in range(2):  # the first run, then its resume, each killed at a random moment
+        delay = rng.uniform(0.0, 1.1 * seconds)
+        delays.append(round(delay, 3))
+        argv = ["--resume", run] if (run / "checkpoint.pt").exists() else fresh
+        if not run_and_kill(forker, argv, delay):
+            finished = True
+            break
+    if not finished:
+        argv = ["--resume", run] if (run / "checkpoint.pt").exists() else fresh
+        assert run_train(*argv) == 0
+    assert run_differences(straight, run) == [], f"killed after {delays} s (seed {SEED}, trial {trial})"
