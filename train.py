@@ -16,6 +16,7 @@ baselines (``eval.md``, and the harness's tables in ``eval/``).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -41,6 +42,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--stop-after-updates", type=int, default=None, metavar="N",
                    help="stop (as if killed) after N updates, leaving the checkpoint to --resume from")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with run.backend=ray: the Ray cluster to join (sets run.ray_address)")  # fmt: skip
     return p
 
 
@@ -75,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.stop_after_updates is not None and args.stop_after_updates < 0:
             raise ConfigError(f"--stop-after-updates {args.stop_after_updates}: allowed: a whole number >= 0")
         overrides = args.overrides + split_dotted(extra)
+        if args.ray_address is not None:
+            overrides.append(f"run.ray_address={json.dumps(args.ray_address)}")
         if args.resume is not None:
             if args.config is not None:
                 raise ConfigError("--resume uses the run's saved config; give changes with --set, not --config")

@@ -9,6 +9,7 @@ typo never trains for ten minutes on the wrong settings.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,6 +100,21 @@ SCHEMA: dict[str, dict[str, Key]] = {
             optional=True,
             note=" minutes",
             help="stop early (after a whole update) when training has run this long",
+        ),
+        "backend": Key(
+            "str",
+            "multiprocessing",
+            "'multiprocessing' or 'ray'",
+            _choice("multiprocessing", "ray"),
+            help="where rollout workers run: processes on this machine, or Ray actors on a cluster (the ray extra)",
+        ),
+        "ray_address": Key(
+            "str",
+            None,
+            "a Ray cluster address ('auto', HOST:PORT or ray://HOST:PORT), or null (a local Ray instance)",
+            bool,
+            optional=True,
+            help="with backend: ray, the cluster to join",
         ),
     },
     "game": {
@@ -316,6 +332,9 @@ def check_whole(cfg: dict) -> None:
         raise ConfigError(f"game: {error}") from None
     if sum(cfg["opponents"][k] for k in OPPONENT_KINDS) <= 0:
         raise ConfigError(f"opponents: the shares of {', '.join(OPPONENT_KINDS)} must not all be 0")
+    if cfg["run"].get("backend") == "ray" and importlib.util.find_spec("ray") is None:
+        raise ConfigError("run.backend: 'ray' needs Ray, which is not installed (pip install -e '.[ray]'); "
+                          "allowed here: 'multiprocessing'")  # fmt: skip
 
 
 def rules_of(cfg: dict):

@@ -7,6 +7,11 @@ plays the first shard and N - 1 worker processes (started once, with
 for the update. Every match samples from its own seeded generator, so the
 shards' results do not depend on which process played them; the batches are
 joined in shard order, which keeps a run reproducible.
+
+``run.backend: ray`` plays every shard on a Ray actor instead (one per
+shard, on any node of the cluster; see :mod:`.ray_backend`) while this
+process only learns. The shards are cut the same way, so a run is the same
+on either backend.
 """
 
 from __future__ import annotations
@@ -57,37 +62,80 @@ def join(parts: list[tuple[Batch, list]]) -> tuple[Batch, list]:
     return batch, results
 
 
-class RolloutPool:
-    """Plays a list of matches over ``workers`` processes (this one included)."""
+class ProcessBackend:
+    """Worker processes on this machine (``run.backend: multiprocessing``); this process plays the first shard."""
 
-    def __init__(self, worker: RolloutWorker, workers: int, hidden: int, action_hidden: int) -> None:
+    plays_first_shard = True
+
+    def __init__(self, count: int, initializer, initargs: tuple) -> None:
+        self.executor = ProcessPoolExecutor(
+            count, mp_context=multiprocessing.get_context("spawn"), initializer=initializer, initargs=initargs
+        )
+
+    def submit(self, fn, calls: list[tuple]) -> list:
+        """Start ``fn(*args)`` for each args in ``calls`` on the workers; the handles for :meth:`gather`."""
+        return [self.executor.submit(fn, *args) for args in calls]
+
+    def gather(self, handles: list) -> list:
+        """The results of :meth:`submit`'s calls, in call order."""
+        return [f.result() for f in handles]
+
+    def close(self) -> None:
+        self.executor.shutdown(cancel_futures=True)
+
+
+BACKENDS = ("multiprocessing", "ray")
+
+
+def make_backend(name: str, workers: int, initargs: tuple, address: str | None = None):
+    """The backend that runs the shards other than this process's, or None when this process plays them all.
+
+    A backend is started once with ``_init(*initargs)`` on each of its
+    workers and then runs ``_play_shard`` calls: ``submit(fn, calls)``,
+    ``gather(handles)`` (results in call order, each call's result exactly
+    once), ``close()``, and ``plays_first_shard`` (whether this process plays
+    shard 0 itself). What a shard does stays in :func:`_init` and
+    :func:`_play_shard`, the same for every backend.
+    """
+    if name == "ray":
+        from .ray_backend import RayBackend  # Ray is an optional extra
+
+        return RayBackend(workers, _init, initargs, address)
+    if name != "multiprocessing":
+        raise ValueError(f"run.backend={name!r} is not allowed; allowed: {', '.join(map(repr, BACKENDS))}")
+    return ProcessBackend(workers - 1, _init, initargs) if workers > 1 else None
+
+
+class RolloutPool:
+    """Plays a list of matches as ``workers`` shards: worker processes (this one included) or Ray actors."""
+
+    def __init__(self, worker: RolloutWorker, workers: int, hidden: int, action_hidden: int,
+                 backend: str = "multiprocessing", address: str | None = None) -> None:  # fmt: skip
         self.worker = worker
         self.workers = workers
-        self.executor = None
-        if workers > 1:
-            self.executor = ProcessPoolExecutor(
-                workers - 1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init,
-                initargs=(worker.rules, worker.points_weight, worker.win_weight, hidden, action_hidden),
-            )
+        initargs = (worker.rules, worker.points_weight, worker.win_weight, hidden, action_hidden)
+        self.backend = make_backend(backend, workers, initargs, address)
 
     def play(self, specs: list[MatchSpec], net: PolicyNet, pool_net: PolicyNet | None = None, learn: bool = True):
-        """Like :meth:`RolloutWorker.play`, over all processes."""
-        if self.executor is None or len(specs) < 2 * self.workers:
+        """Like :meth:`RolloutWorker.play`, over all shards (the same shards, so the same batch, on any backend)."""
+        if self.backend is None or len(specs) < 2 * self.workers:
             with torch.no_grad():
                 return self.worker.play(specs, net, pool_net, learn=learn)
         size = -(-len(specs) // self.workers)
         shards = [specs[i : i + size] for i in range(0, len(specs), size)]
         actor = {k: v.cpu() for k, v in net.actor_state_dict().items()}
         pool_actor = {k: v.cpu() for k, v in pool_net.actor_state_dict().items()} if pool_net is not None else None
-        futures = [self.executor.submit(_play_shard, shard, actor, pool_actor, learn) for shard in shards[1:]]
-        with torch.no_grad():
-            parts = [self.worker.play(shards[0], net, pool_net, learn=learn)]
-        parts += [f.result() for f in futures]
+        local = self.backend.plays_first_shard
+        remote = shards[1:] if local else shards
+        handles = self.backend.submit(_play_shard, [(shard, actor, pool_actor, learn) for shard in remote])
+        parts = []
+        if local:
+            with torch.no_grad():
+                parts.append(self.worker.play(shards[0], net, pool_net, learn=learn))
+        parts += self.backend.gather(handles)
         return join(parts)
 
     def close(self) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(cancel_futures=True)
-            self.executor = None
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None

@@ -74,7 +74,8 @@ class Trainer:
         self.threads = threads
         worker = RolloutWorker(self.rules, self.device, cfg["reward"]["points"], cfg["reward"]["win"])
         self.rollouts = RolloutPool(worker, cfg["train"]["rollout_workers"], cfg["model"]["hidden"],
-                                    cfg["model"]["action_hidden"])  # fmt: skip
+                                    cfg["model"]["action_hidden"], cfg["run"].get("backend", "multiprocessing"),
+                                    cfg["run"].get("ray_address"))  # fmt: skip
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if resume_from is not None:
             self._restore(read_training_checkpoint(resume_from), resume_from)
