@@ -56,10 +56,15 @@ export function drawTile(parent, a, b, cx, cy, vertical, extraClass = "") {
   return g;
 }
 
+// Frame the drawing, never closer than a table of MIN_W x MIN_H, so a short layout keeps the tiles' size.
+const MIN_W = 820;
+const MIN_H = 330;
 function fit(el, box, pad) {
-  const width = box.maxX - box.minX + 2 * pad;
-  const height = box.maxY - box.minY + 2 * pad;
-  el.setAttribute("viewBox", `${box.minX - pad} ${box.minY - pad} ${width} ${height}`);
+  const width = Math.max(box.maxX - box.minX + 2 * pad, MIN_W);
+  const height = Math.max(box.maxY - box.minY + 2 * pad, MIN_H);
+  const cx = (box.minX + box.maxX) / 2;
+  const cy = (box.minY + box.maxY) / 2;
+  el.setAttribute("viewBox", `${cx - width / 2} ${cy - height / 2} ${width} ${height}`);
 }
 
 function grow(box, cx, cy, w, hgt) {

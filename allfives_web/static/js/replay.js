@@ -44,7 +44,7 @@ async function listRecords() {
   }
   try {
     const { records } = await api("GET", "/api/records");
-    const select = h("select", { id: "record-list" }, h("option", { value: "", text: `${records.length} records in the folder…` }), ...records.map((r) => h("option", { value: r.key, text: r.name })));
+    const select = h("select", { id: "record-list" }, h("option", { value: "", text: `${records.length} record${records.length === 1 ? "" : "s"} in the folder…` }), ...records.map((r) => h("option", { value: r.key, text: r.name })));
     select.addEventListener("change", () => select.value && open(`/api/records/${select.value}`));
     parts.folder.replaceChildren(h("label", {}, "or one from the records folder: ", select));
   } catch (err) {
