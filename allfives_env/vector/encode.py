@@ -17,7 +17,7 @@ from ..core.tiles import NUM_ACTIONS, NUM_TILES, NUM_VALUES
 from ..views.observation import HISTORY_LENGTH, HISTORY_WIDTH, MAX_SEATS, OBSERVATION_SIZE, OFFSETS
 from ..views.state_vector import STATE_OFFSETS, STATE_SIZE
 from .arrays import Tables
-from .tables import BITS7, HISTORY_PAD, HISTORY_ROWS, OPEN_VALUES, SEAT_ONE_HOT, SPINNER, TILE_ONE_HOT
+from .tables import BITS7, DRAWN, HISTORY_PAD, HISTORY_ROWS, OPEN_VALUES, SEAT_ONE_HOT, SPINNER, TILE_ONE_HOT
 
 
 class Encoder:
@@ -33,22 +33,22 @@ class Encoder:
         self.side_order = np.array(
             [[(rules.side_of[me] + rel) % sides for rel in range(sides)] for me in range(n)], dtype=np.intp
         )
-        tail = np.zeros((n, 2 * MAX_SEATS + 1), dtype=np.int8)  # partner, seat_present, rules_fives
+        template = np.zeros((n, OBSERVATION_SIZE), dtype=np.int8)  # per observer: what does not change
         for me in range(n):
+            row = template[me]
+            row[OFFSETS["target"]] = min(127, int(rules.target // 5))
+            row[OFFSETS["to_act"]] = 1  # the observer is the seat to act
             for rel in range(n):
-                tail[me, rel] = rules.side_of[(me + rel) % n] == rules.side_of[me]
-                tail[me, MAX_SEATS + rel] = 1
-            tail[me, 2 * MAX_SEATS] = rules.rules == "fives"
-        self.tail = tail
+                row[OFFSETS["partner"] + rel] = rules.side_of[(me + rel) % n] == rules.side_of[me]
+                row[OFFSETS["seat_present"] + rel] = 1
+            row[OFFSETS["rules_fives"]] = rules.rules == "fives"
+        self.template = template
+        self.templates = np.concatenate(
+            [template, np.zeros((n, HISTORY_LENGTH * HISTORY_WIDTH), dtype=np.int8)], axis=1
+        )
         self.target_byte = min(127, int(rules.target // 5))
         self.rel = np.array([[(seat - me) % n for seat in range(n)] for me in range(n)], dtype=np.intp)
         self.rel_flat = self.rel.ravel()  # [me * n + seat]
-        pads = [
-            (OFFSETS["hand_counts"] + n, OFFSETS["hand_counts"] + MAX_SEATS),
-            (OFFSETS["lacks"] + NUM_VALUES * n, OFFSETS["lacks"] + NUM_VALUES * MAX_SEATS),
-            (OFFSETS["to_target"] + sides, OFFSETS["to_target"] + MAX_SEATS),
-        ]
-        self.pads = [(start, stop) for start, stop in pads if start < stop]
 
     def layout(self, t: Tables, out: np.ndarray, at: int) -> None:
         """end_open .. end_total (51 bytes) into ``out[:, at:]``."""
@@ -65,9 +65,7 @@ class Encoder:
         b, n, sides = t.num_envs, self.n, self.sides
         me = t.to_act
         size = OBSERVATION_SIZE + (HISTORY_LENGTH * HISTORY_WIDTH if history else 0)
-        out = np.empty((b, size), dtype=np.int8)
-        for start, stop in self.pads:  # what no field below writes: absent seats and sides
-            out[:, start:stop] = 0
+        out = (self.templates if history else self.template).take(me, axis=0)  # constants and zero pads
         out[:, 0:NUM_TILES] = t.hand_rows.take(t.seat_base + me, axis=0)
         out[:, NUM_TILES : 2 * NUM_TILES] = t.played
         seats = self.seat_order.take(me, axis=0)
@@ -82,16 +80,11 @@ class Encoder:
         sides_at = self.side_order.take(me, axis=0)
         sides_at += (t.rows * sides)[:, None]
         out[:, o : o + sides] = t.need.reshape(-1).take(sides_at)
-        out[:, OFFSETS["target"]] = self.target_byte
         out[:, OFFSETS["round"]] = np.minimum(t.round_index, 127)
-        out[:, OFFSETS["must_place_drawn"]] = t.drawn >= 0
-        o = OFFSETS["drawn_tile"]
-        out[:, o : o + NUM_TILES] = TILE_ONE_HOT.take(t.drawn + 1, axis=0)
-        out[:, OFFSETS["to_act"] : OFFSETS["to_act"] + MAX_SEATS] = SEAT_ONE_HOT[0]  # the observer acts
+        o = OFFSETS["must_place_drawn"]
+        out[:, o : o + 1 + NUM_TILES] = DRAWN.take(t.drawn + 1, axis=0)
         o = OFFSETS["leader"]
         out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT.take(self.rel_flat.take(me * n + t.leader), axis=0)
-        o = OFFSETS["partner"]
-        out[:, o:OBSERVATION_SIZE] = self.tail.take(me, axis=0)
         if history:
             out[:, OBSERVATION_SIZE:] = self.history(t).reshape(b, HISTORY_LENGTH * HISTORY_WIDTH)
         return out

@@ -260,12 +260,13 @@ class VectorEnv:
 
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables
-        self._mask = np.ascontiguousarray(t.legal_mask())
-        features = action_features(t, self._mask) if self.action_features else None
+        self._mask = t.legal_mask()  # kept to check the next actions; the caller gets a copy
+        mask = np.ascontiguousarray(self._mask)
+        features = action_features(t, mask) if self.action_features else None
         return VectorStep(
             t.to_act.copy(),
             self._encoder.observation(t, self.history),
-            self._mask.copy(),
+            mask,
             rewards,
             terminated,
             final_scores,

@@ -58,6 +58,8 @@ for _slot in range(NUM_SLOTS):
 BITS7 = ((np.arange(128)[:, None] >> np.arange(NUM_VALUES)) & 1).astype(np.int8)
 #: TILE_ONE_HOT[tile + 1]: one-hot of a tile, all zeros for -1.
 TILE_ONE_HOT = np.eye(NUM_TILES + 1, NUM_TILES, -1, dtype=np.int8)
+#: DRAWN[drawn + 1]: must_place_drawn, then the one-hot drawn_tile (all zeros for -1, no drawn tile).
+DRAWN = np.concatenate([(np.arange(NUM_TILES + 1) > 0)[:, None].astype(np.int8), TILE_ONE_HOT], axis=1)
 #: SPINNER[spinner + 1]: the spinner field (a flag, then one-hot of its value).
 SPINNER = np.zeros((NUM_VALUES + 1, NUM_VALUES + 1), dtype=np.int8)
 SPINNER[1:, 0] = 1
