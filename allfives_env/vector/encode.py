@@ -64,7 +64,6 @@ class Encoder:
         """(num_envs, 192 [+ history]) int8: each table's observation for its seat to act."""
         b, n, sides = t.num_envs, self.n, self.sides
         me = t.to_act
-        size = OBSERVATION_SIZE + (HISTORY_LENGTH * HISTORY_WIDTH if history else 0)
         out = (self.templates if history else self.template).take(me, axis=0)  # constants and zero pads
         out[:, 0:NUM_TILES] = t.hand_rows.take(t.seat_base + me, axis=0)
         out[:, NUM_TILES : 2 * NUM_TILES] = t.played
