@@ -13,7 +13,8 @@ from allfives_env.core import (
     round_to_five,
     zero_sum_gain,
 )
-from allfives_env.core.scoring import END_TOTAL_LIMIT, POINTS_FOR_TOTAL
+from allfives_env.core.scoring import END_TOTAL_LIMIT, POINTS_FOR_TOTAL, SCORING_TILES
+from allfives_env.core.tiles import TILES
 
 PAGAT = {n: make_rules("pagat", n) for n in (2, 3, 4)}
 FIVES = {n: make_rules("fives", n) for n in (2, 3, 4)}
@@ -29,6 +30,18 @@ def test_placement_points(total):
 def test_the_points_table_is_placement_points():
     assert END_TOTAL_LIMIT > 36  # the largest end total a layout can show
     assert list(POINTS_FOR_TOTAL) == [placement_points(total) for total in range(END_TOTAL_LIMIT)]
+
+
+def test_scoring_tiles_are_the_tiles_whose_placement_makes_a_positive_multiple_of_five():
+    for v in range(7):
+        for covered in range(END_TOTAL_LIMIT):
+            expected = 0
+            for t, (a, b) in enumerate(TILES):
+                if v in (a, b):
+                    count = 2 * a if a == b else a + b - v  # the new end shows the other half; a double both
+                    if (covered + count) % 5 == 0 and covered + count > 0:
+                        expected |= 1 << t
+            assert SCORING_TILES[v][covered] == expected, (v, covered)
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .rules import Rules
+from .tiles import END_COUNT, NUM_TILES, NUM_VALUES
 
 
 def placement_points(end_total: int) -> int:
@@ -17,6 +18,15 @@ def placement_points(end_total: int) -> int:
 END_TOTAL_LIMIT = 49
 #: POINTS_FOR_TOTAL[t] is ``placement_points(t)``, as a table for loops that score thousands of candidates.
 POINTS_FOR_TOTAL: tuple[int, ...] = tuple(placement_points(total) for total in range(END_TOTAL_LIMIT))
+#: SCORING_TILES[v][covered]: the mask of the tiles that score when placed on an end showing ``v`` while the
+#: other ends add up to ``covered`` (see ``Layout.covered_total``).
+SCORING_TILES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        sum(1 << t for t in range(NUM_TILES) if END_COUNT[t][v] >= 0 and placement_points(covered + END_COUNT[t][v]))
+        for covered in range(END_TOTAL_LIMIT)
+    )
+    for v in range(NUM_VALUES)
+)
 
 
 def zero_sum_gain(gains: Sequence, side: int) -> float:

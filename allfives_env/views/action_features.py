@@ -38,7 +38,7 @@ import numpy as np
 
 from ..core.layout import Layout
 from ..core.rules import Rules
-from ..core.scoring import placement_points
+from ..core.scoring import SCORING_TILES, placement_points
 from ..core.state import SeatView, State
 from ..core.tiles import (
     ALL_TILES_MASK,
@@ -152,10 +152,6 @@ def _subsets() -> tuple:
 
 
 _SUBSETS = _subsets()
-#: _RESIDUE[v][r]: the tiles showing v whose new end counts r mod 5 when placed on v.
-_RESIDUE = tuple(tuple(sum(bit for bit, c in _BY_VALUE[v] if c % 5 == r) for r in range(5)) for v in range(7))
-#: _ZERO[v]: the tiles showing v whose new end counts 0 (they cannot make a zero total score).
-_ZERO = tuple(sum(bit for bit, c in _BY_VALUE[v] if c == 0) for v in range(7))
 
 
 def _lacked(values: int) -> int:
@@ -201,9 +197,7 @@ def _replies(after: Layout, pool: int, next_need, own: int) -> tuple[int, ...]:
         if not suit and not mine:
             continue
         base = after.covered_total(slot)
-        residue = _RESIDUE[v][-base % 5]
-        if not base:
-            residue &= ~_ZERO[v]
+        residue = SCORING_TILES[v][base]
         if suit:
             fit |= suit
             hits = suit & residue
