@@ -99,13 +99,16 @@ def create_app(
             change(game, body)  # checks that body's version is the game's, so the page has seen it
             return game.payload(show_hands, since=body["version"])
 
+    def _read(game, show_hands):
+        with game.lock:  # waits, in a worker thread, for a bot thinking in this game
+            return game.payload(show_hands)
+
     async def get_game(request: Request) -> Response:
         game = store.get(request.path_params["game_id"])
         show = show_hands_param(request)
         if show and game.mode != "watch":
             raise GameError("show_hands is for watch games; in play you see your own hand only", 403)
-        with game.lock:
-            return JSONResponse(game.payload(show))
+        return JSONResponse(await run_in_threadpool(_read, game, show))
 
     async def move(request: Request) -> Response:
         game = store.get(request.path_params["game_id"])
@@ -118,12 +121,15 @@ def create_app(
         body = await json_body(request)
         return JSONResponse(await run_in_threadpool(_locked, game, take_step, body, show))
 
-    async def record(request: Request) -> Response:
-        game = store.get(request.path_params["game_id"])
+    def _record(game) -> dict:
         with game.lock:
             if game.mode == "play" and not game.state.finished:
                 raise GameError("the record is given when the match is over (it holds every hand)", 409)
-            data = game.record()
+            return game.record()
+
+    async def record(request: Request) -> Response:
+        game = store.get(request.path_params["game_id"])
+        data = await run_in_threadpool(_record, game)
         headers = {"Content-Disposition": f'attachment; filename="allfives-{game.id[:8]}.json"'}
         return Response(json.dumps(data, indent=1) + "\n", media_type="application/json", headers=headers)
 

@@ -18,7 +18,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
 with warnings.catch_warnings():  # newer Starlette would rather have httpx2; httpx works the same here
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 from agents.base import Agent  # noqa: E402
@@ -342,7 +342,7 @@ class SlowAgent(Agent):
     name = "slow"
 
     def act(self, view):
-        time.sleep(0.8)
+        time.sleep(1.5)
         return view.legal[0]
 
 
@@ -354,15 +354,25 @@ def test_a_thinking_bot_does_not_stall_other_games(monkeypatch):
     with TestClient(create_app(bots={"slow": "slow"})) as c:
         slow = new_game(c, mode="watch", bots="slow", seed=1)
         other = new_game(c, mode="watch", bots="greedy", seed=1)
-        thread = threading.Thread(target=lambda: c.post(f"/api/games/{slow['id']}/step", json={"version": 0}))
-        thread.start()
+        answers = {}
+        threads = [
+            threading.Thread(target=lambda: c.post(f"/api/games/{slow['id']}/step", json={"version": 0})),
+            # a page asking after the same game waits for the bot, but not on the event loop
+            threading.Thread(target=lambda: answers.setdefault("get", c.get(f"/api/games/{slow['id']}"))),
+        ]
+        threads[0].start()
         time.sleep(0.15)
+        threads[1].start()
+        time.sleep(0.05)
         start = time.perf_counter()
         for version in range(5):
             assert c.post(f"/api/games/{other['id']}/step", json={"version": version}).status_code == 200
+        assert c.get(f"/api/games/{other['id']}/record").status_code == 200
         elapsed = time.perf_counter() - start
-        thread.join()
-        assert elapsed < 0.5, f"other games waited {elapsed:.2f} s for a thinking bot"
+        for thread in threads:
+            thread.join()
+        assert answers["get"].json()["version"] == 1
+        assert elapsed < 1.0, f"other games waited {elapsed:.2f} s for a thinking bot"
         assert c.get(f"/api/games/{slow['id']}").json()["version"] == 1
 
 
@@ -416,3 +426,31 @@ def test_serve_command_line():
     with redirect_stderr(err), redirect_stdout(io.StringIO()):
         assert cli_main(["serve", "--port", "70000"]) == 2
     assert "--port" in err.getvalue()
+
+
+def test_serve_starts_on_loopback_and_prints_its_url():
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [sys.executable, "-m", "allfives_env", "serve", "--port", str(port), "--results", os.devnull]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith(f"All Fives is at http://127.0.0.1:{port}/"), line
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=2) as answer:
+                    assert json.loads(answer.read())["bots"][0] == "random"
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "serve did not answer"
+                time.sleep(0.1)
+    finally:
+        server.terminate()
+        server.wait(10)
