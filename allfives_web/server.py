@@ -7,7 +7,6 @@ By default it listens on 127.0.0.1 only, so only this machine can reach it.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -75,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Bot {name!r}: {spec}")
         app = create_app(
             records=args.records,
-            results=args.results if os.path.isdir(args.results) else None,
+            results=args.results,  # looked at on each visit: results written later show up
             bots=bots,
             idle_seconds=60 * args.idle_minutes,
             max_games=args.max_games,
