@@ -12,6 +12,7 @@ before and after.
 from __future__ import annotations
 
 import copy
+import random
 import warnings
 
 import numpy as np
@@ -37,6 +38,8 @@ def _value(x):
         return ("array", x.dtype.str, x.shape, x.tobytes())
     if isinstance(x, np.random.Generator):
         return ("generator", repr(x.bit_generator.state))
+    if isinstance(x, random.Random):
+        return ("random", x.getstate())
     if isinstance(x, dict):
         return ("dict", tuple((k, _value(v)) for k, v in x.items()))
     if isinstance(x, (list, tuple)):
@@ -67,8 +70,8 @@ def gym_snapshot(e: AllFivesSingleAgentEnv) -> tuple:
     for name, value in sorted(vars(e).items()):
         if name == "state":
             items.append((name, None if value is None else snapshot(value)))
-        elif name == "seats":
-            items.append((name, tuple(_value(vars(seat)) for seat in value)))
+        elif name == "seats":  # by kind and generator state, so that a copy's seats compare equal
+            items.append((name, tuple((type(seat).__name__, _value(seat.saved())) for seat in value)))
         else:
             items.append((name, _value(value)))
     return tuple(items)
