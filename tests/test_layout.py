@@ -201,7 +201,7 @@ def test_end_total_after_equals_placing_on_a_copy():
             for tile in range(NUM_TILES):
                 for slot in layout.fits(tile):
                     trial = layout.copy()
-                    trial.place(tile, slot)
+                    assert trial.place(tile, slot) == trial.end_total  # place answers the new end total
                     assert layout.end_total_after(tile, slot) == trial.end_total
                     if not layout.empty:
                         assert layout.covered_total(slot) + END_COUNT[tile][layout.values[slot]] == trial.end_total

@@ -67,12 +67,12 @@ class Layout:
             return [W]
         return [slot for slot, v in enumerate(self.values) if v >= 0 and OTHER_HALF[tile][v] >= 0]
 
-    def place(self, tile: int, slot: int) -> None:
-        """Place a tile; the caller has checked that it fits."""
+    def place(self, tile: int, slot: int) -> int:
+        """Place a tile (the caller has checked that it fits); returns the new end total, which the placement scores on."""
         self.played |= 1 << tile
         if self.lead < 0:
             self._place_lead(tile)
-            return
+            return PIPS[tile]
         values, counts = self.values, self.counts
         outer = OTHER_HALF[tile][values[slot]]
         counts[slot] = END_COUNT[tile][values[slot]]
@@ -88,6 +88,7 @@ class Layout:
             self.spinner_ends = bit
         values[slot] = outer
         self.arms[slot] = self.arms[slot] + [tile]
+        return counts[0] + counts[1] + counts[2] + counts[3]
 
     def _place_lead(self, tile: int) -> None:
         low, high = TILES[tile]

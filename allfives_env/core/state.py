@@ -20,7 +20,7 @@ from typing import NamedTuple
 from .deal import Deal, DealError, allowed_leaders, check_deal, seeded_deal
 from .layout import Layout
 from .rules import Rules, make_rules
-from .scoring import RoundResult, block_award, domino_award, placement_points
+from .scoring import POINTS_FOR_TOTAL, RoundResult, block_award, domino_award
 from .tiles import (
     DRAW,
     FIT_ACTIONS,
@@ -348,8 +348,7 @@ class State:
         self.hands[seat] &= ~(1 << tile)
         self.drawn = -1
         layout = self.layout
-        layout.place(tile, slot)
-        points = placement_points(layout.end_total)
+        points = POINTS_FOR_TOTAL[layout.place(tile, slot)]
         if points:
             side = self.rules.side_of[seat]
             self.scores[side] += points
