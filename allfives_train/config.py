@@ -275,7 +275,38 @@ def _yaml_problem(error: yaml.YAMLError) -> str:
     return where + " ".join(str(problem).split())
 
 
+#: No setting needs more; PyYAML takes seconds on a few thousand nested brackets before it gives up.
+MAX_YAML_CHARS = 100_000
+MAX_YAML_NESTING = 32
+
+
+def _nesting(text: str) -> int:
+    """The deepest run of open ``[``/``{`` outside quotes and comments (a cheap bound before parsing)."""
+    depth = deepest = 0
+    quote = ""
+    comment = False
+    for c in text:
+        if comment:
+            comment = c != "\n"
+        elif quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#":
+            comment = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def _read_yaml(text: str, what: str):
+    if len(text) > MAX_YAML_CHARS:
+        raise ConfigError(f"{what} is too long ({len(text):,} characters; at most {MAX_YAML_CHARS:,})")
+    if _nesting(text) > MAX_YAML_NESTING:
+        raise ConfigError(f"{what} is nested too deeply (more than {MAX_YAML_NESTING} levels of [ or {{)")
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
@@ -291,8 +322,10 @@ def parse_override(text: str) -> tuple[str, Any]:
     if "=" not in text:
         raise ConfigError(f"override {_show(text)} must look like section.key=value")
     key, raw = text.split("=", 1)
-    value = _read_yaml(raw, f"{key.strip()}: value {_show(raw)}") if raw.strip() else None
-    return key.strip(), value
+    key = key.strip()
+    shown = key if key.isprintable() and len(key) <= 60 else _show(key)
+    value = _read_yaml(raw, f"{shown}: value {_show(raw)}") if raw.strip() else None
+    return key, value
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> dict:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import zipfile
 from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from train_snapshots import TINY, differences, load_payload, run_differences, run_train, snapshot, tb_view
 
 from agents.policy_agent import DEFAULT_CHECKPOINT, load_policy_agent
@@ -309,3 +312,266 @@ def test_an_unsealed_checkpoint_still_loads_with_the_same_contents(checkpoint_fi
     unsealed = tmp_path / "old.pt"
     unsealed.write_bytes(sealed[: -SEAL_SIZE - 2] + b"\0\0")  # as torch.save wrote it: an empty zip comment
     assert differences(read_training_checkpoint(unsealed), read_training_checkpoint(checkpoint_file)) == []
+
+
+# -- fuzzing: damaged and foreign checkpoints ------------------------------------------------------------------
+
+EXAMPLES = int(os.environ.get("ALLFIVES_FUZZ_EXAMPLES", "120"))
+
+
+def refused_in_one_line(load, path: Path) -> None:
+    """``load(path)`` raises CheckpointError with one line naming the file, and nothing else."""
+    with pytest.raises(CheckpointError) as info:
+        load(path)
+    assert_one_line_naming(str(info.value), path)
+
+
+def test_random_byte_flips_anywhere_are_refused(checkpoint_file, straight, tmp_path):
+    """Every byte counts: the zip's records and padding, the pickle, every tensor, the seal itself."""
+    rng = random.Random(11)
+    for source, load in ((checkpoint_file, read_training_checkpoint), (straight / "policy.pt", read_checkpoint)):
+        size = source.stat().st_size
+        positions = set(range(64)) | set(range(size - 300, size))  # the head, the zip end records, the seal
+        positions |= {rng.randrange(size) for _ in range(2 * EXAMPLES)}
+        original = source.read_bytes()
+        target = tmp_path / source.name
+        for position in sorted(positions):
+            data = bytearray(original)
+            data[position] ^= rng.randrange(1, 256)
+            target.write_bytes(bytes(data))
+            refused_in_one_line(load, target)
+
+
+def test_truncated_and_extended_checkpoints_are_refused(checkpoint_file, tmp_path):
+    rng = random.Random(12)
+    original = checkpoint_file.read_bytes()
+    size = len(original)
+    lengths = set(range(0, 40)) | set(range(size - 120, size)) | {rng.randrange(size) for _ in range(EXAMPLES)}
+    target = tmp_path / "checkpoint.pt"
+    for length in sorted(lengths):
+        target.write_bytes(original[:length])
+        refused_in_one_line(read_training_checkpoint, target)
+    for tail in (b"\0", b"\n", rng.randbytes(100)):
+        target.write_bytes(original + tail)
+        refused_in_one_line(read_training_checkpoint, target)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    body=st.one_of(
+        st.binary(max_size=3000),
+        st.binary(max_size=3000).map(lambda b: b"PK\x03\x04" + b),  # looks like a zip archive at first
+        st.binary(max_size=600).map(lambda b: b + b"PK\x05\x06" + bytes(18)),  # ends like one
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+            max_leaves=20,
+        ).map(lambda tree: json.dumps(tree).encode()),
+    )
+)
+def test_any_byte_string_is_refused_in_one_line(tmp_path, body):
+    path = tmp_path / "foreign.pt"
+    path.write_bytes(body)
+    refused_in_one_line(read_training_checkpoint, path)
+    refused_in_one_line(load_policy_agent, path)
+
+
+def torch_bytes(obj) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        [1, 2, 3],
+        {"format": "allfives-policy"},
+        {"format": "allfives-policy", "version": 99},
+        {"weights": {"w": torch.zeros(2)}, "format": "something-else"},
+        torch.zeros(5),
+        {"format": "allfives-policy", "training": {"optimizer": "adam"}},
+    ],
+    ids=["list", "format-only", "future-version", "other-format", "bare-tensor", "odd-training"],
+)
+def test_torch_files_of_other_shapes_are_refused(tmp_path, payload):
+    path = tmp_path / "other.pt"
+    path.write_bytes(torch_bytes(payload))
+    refused_in_one_line(read_training_checkpoint, path)
+    refused_in_one_line(lambda p: make_agent(f"checkpoint:{p}"), path)
+
+
+def test_an_unsealed_training_state_is_held_to_what_a_run_can_write(checkpoint_file, tmp_path):
+    """Older files carry no seal; their parts are checked one by one (counters, pool, optimizer, generators, config)."""
+    from agents.policy_net import weights_digest
+
+    good = load_payload(checkpoint_file)
+    damage = {
+        "negative steps": lambda t: t.update(steps=-5),
+        "pool snapshot of another shape": lambda t: t["pool"].append({k: v[:1] for k, v in t["pool"][0].items()}),
+        "optimizer of another network": lambda t: t["optimizer"]["param_groups"][0].update(params=[0, 1]),
+        "moment of the wrong shape": lambda t: t["optimizer"]["state"][0].update(exp_avg=torch.zeros(3)),
+        "python generator": lambda t: t["rng"].update(python=(3, [1, 2, 3], None)),
+        "torch generator": lambda t: t["rng"].update(torch_generator=torch.zeros(7, dtype=torch.uint8)),
+        "numpy generator": lambda t: t["rng"].update(numpy_global=["MT19937", [1, 2], 0, 0, 0.0]),
+        "config value": lambda t: t["config"]["train"].update(lr=float("inf")),
+        "config key": lambda t: t["config"]["train"].update(warmup=3),
+        "recent results": lambda t: t["recent"].update(pool=[7.0]),
+        "non-finite moment": lambda t: t["optimizer"]["state"][0]["exp_avg"].fill_(float("nan")),
+    }
+    for what, harm in damage.items():
+        payload = load_payload(checkpoint_file)
+        harm(payload["training"])
+        payload["weights_sha256"] = weights_digest(payload["weights"])
+        path = tmp_path / "old.pt"
+        path.write_bytes(torch_bytes(payload))  # unsealed, as files were written before the seal
+        with pytest.raises(CheckpointError) as info:
+            read_training_checkpoint(path)
+        assert_one_line_naming(str(info.value), path)
+        assert what  # each kind of damage above is refused
+    path = tmp_path / "old.pt"
+    path.write_bytes(torch_bytes(good))
+    assert differences(read_training_checkpoint(path), read_training_checkpoint(checkpoint_file)) == []
+
+
+def test_a_refused_resume_leaves_the_run_directory_exactly_as_it_was(straight, tmp_path, capsys):
+    run = copy_run(straight, tmp_path / "run")
+    (run / ".checkpoint.pt.stale.tmp").write_bytes(b"left by a kill")  # even this is not tidied away
+    data = bytearray((run / "checkpoint.pt").read_bytes())
+    rng = random.Random(13)
+    for _ in range(3):
+        position = rng.randrange(len(data))
+        data[position] ^= 0x01
+        (run / "checkpoint.pt").write_bytes(bytes(data))
+        before = snapshot(run)
+        assert run_train("--resume", run) == 2
+        assert snapshot(run) == before
+        data[position] ^= 0x01
+    (run / "checkpoint.pt").write_bytes(bytes(data))
+    before = snapshot(run)
+    for bad in (["--set", "train.lr=.inf"], ["--set", "train.nope=1"], ["--set", "game.num_players=9"]):
+        assert run_train("--resume", run, *bad) == 2
+        assert snapshot(run) == before
+    assert run_train(*SHORT, "--set", f"run.dir={tmp_path}", "--set", "run.name=run") == 2  # has a checkpoint
+    assert snapshot(run) == before
+    err = capsys.readouterr().err
+    assert err.count("\n") == 7 and "Traceback" not in err
+
+
+# -- fuzzing: configs --------------------------------------------------------------------------------------------
+
+SECTIONS = ["run", "game", "model", "train", "reward", "opponents", "imitation", "eval"]
+odd_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=10**18, max_value=10**400),
+    st.floats(),
+    st.sampled_from([float("nan"), float("inf"), -float("inf"), 1e308, 5e-324, -0.0]),
+    st.text(max_size=12),
+    st.lists(st.text(max_size=10), max_size=3),
+    st.lists(st.sampled_from(["random", "greedy", "heuristic", "search"]), max_size=5),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+
+
+def names_in(section: str) -> st.SearchStrategy[str]:
+    from allfives_train.config import SCHEMA
+
+    known = list(SCHEMA.get(section, {})) or ["x"]
+    return st.one_of(st.sampled_from(known), st.text(max_size=10))
+
+
+config_trees = st.dictionaries(
+    st.one_of(st.sampled_from(SECTIONS), st.text(max_size=8)),
+    st.one_of(
+        st.just(None),
+        odd_values,
+        st.sampled_from(SECTIONS).flatmap(lambda s: st.dictionaries(names_in(s), odd_values, max_size=4)),
+    ),
+    max_size=4,
+)
+
+
+def assert_valid(cfg: dict) -> None:
+    """An accepted config passes its own checks again unchanged: every number finite and in range."""
+    import math
+
+    from allfives_train.config import check_config
+
+    assert check_config(cfg) == cfg
+    for section in cfg.values():
+        for value in section.values():
+            assert not isinstance(value, float) or math.isfinite(value)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tree=config_trees)
+def test_random_config_files_are_accepted_valid_or_refused_in_one_line(tmp_path, tree):
+    import yaml
+
+    from allfives_train.config import ConfigError, _show, load_config
+
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(yaml.safe_dump(tree, allow_unicode=True), encoding="utf-8")
+    try:
+        cfg = load_config(path)
+    except ConfigError as error:
+        message = str(error)
+        assert "\n" not in message and len(message) < 600, message
+        named = [f"{s}.{n}" for s, v in tree.items() if isinstance(v, dict) for n in v] + list(tree)
+        shown = [name[:40] for name in named] + [_show(name)[:40] for name in named]
+        assert any(name in message for name in shown) or message.startswith(("game:", "opponents:")), message
+    else:
+        assert_valid(cfg)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    key=st.one_of(
+        st.sampled_from([f"{s}.{n}" for s in SECTIONS for n in ("lr", "seed", "target", "name", "baselines", "every")]),
+        st.text(max_size=15),
+    ),
+    raw=st.one_of(
+        st.sampled_from([".inf", "-.inf", ".nan", "1e999", "-1", "0", "1e-320", "[1, 2", "{a: [", "!!int x",
+                         "!!python/object:os.system x", "'", "null", "~", "[[[[[[[[[[", "10" * 200, "yes"]),
+        st.text(max_size=30),
+    ),
+)  # fmt: skip
+def test_random_overrides_are_accepted_valid_or_refused_in_one_line(key, raw):
+    from allfives_train.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(TINY, [f"{key}={raw}"])
+    except ConfigError as error:
+        message = str(error)
+        assert "\n" not in message and len(message) < 600, message
+    else:
+        assert_valid(cfg)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.one_of(st.binary(max_size=400), st.text(max_size=400).map(str.encode)))
+def test_any_config_file_bytes_are_accepted_valid_or_refused_in_one_line(tmp_path, body):
+    from allfives_train.config import ConfigError, load_config
+
+    path = tmp_path / "any.yaml"
+    path.write_bytes(body)
+    try:
+        cfg = load_config(path)
+    except ConfigError as error:
+        assert "\n" not in str(error), str(error)
+        assert str(path) in str(error) or "." in str(error).split(":")[0] or str(error).startswith("unknown")
+    else:
+        assert_valid(cfg)
+
+
+def test_deep_or_odd_yaml_is_refused_in_one_line(tmp_path):
+    from allfives_train.config import ConfigError, load_config
+
+    for body in ("[" * 5000, "train:\n  lr: !!float nope\n", "a: !!timestamp x\n", "train: {lr: 0.1\n", "\xff\xfe"):
+        path = tmp_path / "odd.yaml"
+        path.write_bytes(body.encode("latin-1"))
+        with pytest.raises(ConfigError) as info:
+            load_config(path)
+        assert "\n" not in str(info.value) and "odd.yaml" in str(info.value)
