@@ -167,8 +167,7 @@ class _Context:
         view = self.view
         tile = action >> 2
         layout = view.layout.copy()
-        layout.place(tile, action & 3)
-        points = placement_points(layout.end_total)
+        points = placement_points(layout.place(tile, action & 3))
         if self.own_score + points >= self.target:
             return WIN * 10 + points
         score = w["points"] * points

@@ -164,8 +164,7 @@ def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
             tiles ^= low
             tile = low.bit_length() - 1
             after = layout.copy()
-            after.place(tile, slot)
-            points = POINTS_FOR_TOTAL[after.end_total]
+            points = POINTS_FOR_TOTAL[after.place(tile, slot)]
             reply = 0
             answers = reply_hand & after.playable_mask()
             while answers:
