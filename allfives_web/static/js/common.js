@@ -118,7 +118,8 @@ export function setupForm(options, { withSeat, onStart, startText }) {
   const seat = h("select", { name: "seat" });
   const seed = h("input", { type: "number", name: "seed", min: 0, step: 1, placeholder: "random" });
   const botBox = h("div", { class: "bots", style: "display:contents" });
-  const botChoices = [...options.bots.slice(0, 4), "search:40", ...options.bots.slice(4)];
+  const botChoices = [...options.bots.slice(0, 4), "search:40", "search:1000", ...options.bots.slice(4)];
+  const botLabel = { search: "search (240 rollouts)", "search:40": "search (quick, 40)", "search:1000": "search (strong, 1000)" };
   const botSelects = [];
   const openingLabel = h("label", {}, "Opening (fives)", opening);
   const seatLabel = h("label", {}, "Your seat", seat);
@@ -142,7 +143,7 @@ export function setupForm(options, { withSeat, onStart, startText }) {
     botSelects.length = 0;
     botBox.replaceChildren();
     for (let s = 0; s < n; s++) {
-      const select = h("select", { name: `bot${s}`, "data-seat": s }, ...botChoices.map((b) => h("option", { value: b, text: b === "search:40" ? "search (quick)" : b })));
+      const select = h("select", { name: `bot${s}`, "data-seat": s }, ...botChoices.map((b) => h("option", { value: b, text: botLabel[b] || b })));
       select.value = kept[s] || "heuristic";
       botSelects.push(select);
       const partner = partners.checked && withSeat && (s + 2) % 4 === mySeat;
