@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import fields
 
 import pytest
-from optional import require
+from optional import require, require_loopback_only
 
 ray = require("ray")
+require_loopback_only()
 
 from ray.cluster_utils import Cluster  # noqa: E402
 

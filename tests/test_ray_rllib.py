@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from optional import require
+from optional import require, require_loopback_only
 
 ray = require("ray")
+require_loopback_only()
 require("ray.rllib")
 
 import allfives_env  # noqa: E402

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from optional import require
+from optional import require, require_loopback_only
 
 ray = require("ray")
+require_loopback_only()
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
