@@ -1,9 +1,12 @@
 """The trained policy as an agent: ``checkpoint:PATH`` and ``trained`` in the harness and terminal play.
 
-It encodes the seat's view exactly as training did (:mod:`agents.policy_features`),
-scores the legal actions with the checkpoint's actor and plays the best one,
-or samples from the softmax when ``sample=True``. Only legal actions can come
-out: the network scores the rows of ``view.legal`` and nothing else.
+It reads the seat's view through the environments' observation contract (the
+observation of :func:`~allfives_env.views.encode_observation` and the rows of
+:func:`~allfives_env.views.action_features.action_features`), exactly what
+``allfives_env.env(action_features=True)`` hands any policy, scores the legal
+actions with the checkpoint's actor and plays the best one (the lowest action
+id on a tie), or samples from the softmax when ``sample=True``. Only legal
+actions can come out: the network scores the legal rows and nothing else.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ import os
 from pathlib import Path
 
 from allfives_env.core import SeatView
+from allfives_env.views.action_features import action_features
+from allfives_env.views.observation import encode_observation
 
 from .base import Agent
-from .policy_features import encode_decision
 from .policy_net import NumpyActor, net_from_checkpoint, read_checkpoint
 
 #: The checkpoint shipped with the package, trained with the default config.
@@ -34,16 +38,20 @@ class PolicyAgent(Agent):
         self.trained_steps = int(data.get("steps", 0))
         self.name = f"checkpoint:{self.path.name}"
 
+    def legal_logits(self, view: SeatView) -> tuple[list[int], list[float]]:
+        """The legal actions in id order (the mask's order) and the actor's logit of each."""
+        legal = sorted(view.legal)
+        rows = action_features(view)[legal]
+        return legal, self.actor.logits(encode_observation(view), rows).tolist()
+
     def act(self, view: SeatView) -> int:
-        legal = view.legal
-        if len(legal) == 1:
-            return legal[0]
-        state, actions = encode_decision(view)
-        logits = self.actor.logits(state, actions)
+        if len(view.legal) == 1:
+            return view.legal[0]
+        legal, logits = self.legal_logits(view)
         if not self.sample:
-            return legal[int(logits.argmax())]
-        top = float(logits.max())
-        weights = [math.exp(float(x) - top) for x in logits]
+            return legal[max(range(len(legal)), key=logits.__getitem__)]
+        top = max(logits)
+        weights = [math.exp(x - top) for x in logits]
         return self.rng.choices(legal, weights=weights)[0]
 
 

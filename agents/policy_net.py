@@ -1,16 +1,21 @@
 """The policy network and its checkpoint file: what the trainer writes and the policy agent reads.
 
-The actor scores each legal action with one shared head over [state trunk
-output, action features] and takes a softmax over the legal ones, so the
-output always covers exactly the legal actions, whatever their number. The
-critic is used only in training: it sees the observation plus the hidden
-tiles (a centralised critic), which lowers the variance of the advantages
-without letting the actor see anything a seat may not know.
+The network reads exactly what the environments give a seat (the observation
+contract): the 192-value observation, the action mask and the per-action
+feature rows (``action_features=True``), all small integers that it scales
+itself. The actor embeds the observation once, then scores every legal
+action's row with one shared head and takes a softmax over the legal ones,
+so the output always covers exactly the legal actions. The critic is used
+only in training: it reads the environment's global ``state()`` vector
+(every hand, and the seat to act; a centralised critic), which lowers the
+variance of the advantages without letting the actor see anything a seat
+may not know.
 
 A checkpoint is a ``torch.save`` dict loaded with ``weights_only=True`` (no
-code runs on load). It names its format, the feature version it was trained
-on, the network sizes, and a SHA-256 of the weights, so a truncated, corrupt
-or foreign file is refused with an error naming the file and the problem.
+code runs on load). It names its format and version, the input contract it
+was trained on, the network sizes, and a SHA-256 of the weights, so a
+truncated, corrupt, foreign or outdated file is refused with one line naming
+the file and the problem.
 """
 
 from __future__ import annotations
@@ -23,50 +28,74 @@ import numpy as np
 import torch
 from torch import nn
 
-from .policy_features import ACTION_SIZE, FEATURE_VERSION, STATE_SIZE
+from allfives_env.views.action_features import ACTION_FEATURE_SIZE, action_features_high
+from allfives_env.views.observation import OBSERVATION_SIZE, observation_high
+from allfives_env.views.state_vector import STATE_SIZE, state_high
 
 from .checkpoint_file import CheckpointError, load_file
 
 CHECKPOINT_FORMAT = "allfives-policy"
-CHECKPOINT_VERSION = 1
-#: The critic's extra input: the tiles of the other three relative seats and the boneyard.
-GLOBAL_SIZE = 4 * 28
-NEG = -1e9  # the logit of a padding slot
+#: 2: inputs are the environments' observation, mask and action features (1 read a private encoding).
+CHECKPOINT_VERSION = 2
+#: What a version-2 network reads; a checkpoint records it and is refused if the sizes changed.
+CONTRACT = {"observation": OBSERVATION_SIZE, "action_features": ACTION_FEATURE_SIZE, "state": STATE_SIZE}
+NEG = -1e9  # the logit of an illegal action or a padding slot
+
+
+def _inverse(high: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(1.0 / np.maximum(high.astype(np.float32), 1.0))
 
 
 class PolicyNet(nn.Module):
-    """Actor (state trunk + shared action head) and centralised critic."""
+    """Actor (observation trunk + shared per-action head) and centralised critic (observation + state)."""
 
-    def __init__(self, hidden: int = 256, action_hidden: int = 128) -> None:
+    def __init__(self, hidden: int = 128, action_hidden: int = 64) -> None:
         super().__init__()
         self.hidden = hidden
         self.action_hidden = action_hidden
-        self.trunk = nn.Sequential(nn.Linear(STATE_SIZE, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        # Each input divided by the largest value it can take: every feature in [0, 1].
+        self.register_buffer("obs_scale", _inverse(observation_high()), persistent=False)
+        self.register_buffer("feature_scale", _inverse(action_features_high()[0]), persistent=False)
+        self.register_buffer("state_scale", _inverse(state_high()), persistent=False)
+        self.trunk = nn.Sequential(nn.Linear(OBSERVATION_SIZE, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
         self.state_in = nn.Linear(hidden, action_hidden)
-        self.action_in = nn.Linear(ACTION_SIZE, action_hidden, bias=False)
+        self.action_in = nn.Linear(ACTION_FEATURE_SIZE, action_hidden, bias=False)
         self.head = nn.Sequential(nn.ReLU(), nn.Linear(action_hidden, action_hidden), nn.ReLU())
         self.score = nn.Linear(action_hidden, 1)
+        critic = max(8, hidden // 2)  # the state says it all; a narrower critic halves the update's cost
         self.critic = nn.Sequential(
-            nn.Linear(STATE_SIZE + GLOBAL_SIZE, hidden),
-            nn.ReLU(),
-            nn.Linear(hidden, hidden),
-            nn.ReLU(),
-            nn.Linear(hidden, 1),
+            nn.Linear(STATE_SIZE, critic), nn.ReLU(), nn.Linear(critic, critic), nn.ReLU(), nn.Linear(critic, 1)
         )
 
     def sizes(self) -> dict:
         return {"hidden": self.hidden, "action_hidden": self.action_hidden}
 
-    def logits(self, states: torch.Tensor, actions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Logits [B, K] for states [B, S], padded action rows [B, K, A] and mask [B, K] (True = a legal action)."""
-        s = self.state_in(self.trunk(states)).unsqueeze(1)
-        z = self.head(s + self.action_in(actions))
-        out = self.score(z).squeeze(-1)
-        return out.masked_fill(~mask, NEG)
+    def embed(self, observation: torch.Tensor) -> torch.Tensor:
+        """The observation's contribution to every action's score, [B, action_hidden]."""
+        return self.state_in(self.trunk(observation.float() * self.obs_scale))
 
-    def value(self, states: torch.Tensor, hidden_tiles: torch.Tensor) -> torch.Tensor:
-        """The critic's estimate [B] of the return, from the state and the hidden tiles."""
-        return self.critic(torch.cat([states, hidden_tiles], dim=-1)).squeeze(-1)
+    def score_rows(self, embedded: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """Scores [M] of feature rows [M, K] (int8 or float), each with its decision's embedding [M, action_hidden]."""
+        z = self.head(embedded + self.action_in(rows.float() * self.feature_scale))
+        return self.score(z).squeeze(-1)
+
+    def logits(
+        self, observation: torch.Tensor, action_features: torch.Tensor, action_mask: torch.Tensor
+    ) -> torch.Tensor:
+        """Logits [B, 114] from the contract: observations [B, 192], features [B, 114, K], mask [B, 114].
+
+        Only the legal rows are scored; illegal actions get :data:`NEG`.
+        """
+        legal = action_mask.bool()
+        b, a = legal.nonzero(as_tuple=True)
+        scores = self.score_rows(self.embed(observation)[b], action_features[b, a])
+        out = torch.full(legal.shape, NEG, dtype=scores.dtype, device=scores.device)
+        out[b, a] = scores
+        return out
+
+    def value(self, state: torch.Tensor) -> torch.Tensor:
+        """The critic's estimate [B] of the return of the seat to act, from the global state vectors [B, 302]."""
+        return self.critic(state.float() * self.state_scale).squeeze(-1)
 
     def actor_state_dict(self) -> dict[str, torch.Tensor]:
         """The weights the actor needs (what a shipped policy keeps)."""
@@ -90,7 +119,7 @@ def policy_payload(net: PolicyNet, *, actor_only: bool, **extra) -> dict:
     return {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
-        "feature_version": FEATURE_VERSION,
+        "contract": dict(CONTRACT),
         "model": net.sizes(),
         "actor_only": actor_only,
         "weights": weights,
@@ -107,12 +136,14 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
         raise CheckpointError(f"checkpoint {str(path)!r} is not an allfives policy checkpoint (no 'format' field)")
     if data.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(
-            f"checkpoint {str(path)!r} has format version {data.get('version')!r}; this code reads {CHECKPOINT_VERSION}"
+            f"checkpoint {str(path)!r} has format version {data.get('version')!r}, which read a private encoding "
+            f"of the game retired since; this code reads version {CHECKPOINT_VERSION} (the environments' "
+            "observation and action features): train a new policy with train.py"
         )
-    if data.get("feature_version") != FEATURE_VERSION:
+    if data.get("contract") != CONTRACT:
         raise CheckpointError(
-            f"checkpoint {str(path)!r} was trained on feature version {data.get('feature_version')!r}; "
-            f"this code encodes version {FEATURE_VERSION}"
+            f"checkpoint {str(path)!r} was trained on inputs of sizes {data.get('contract')!r}; "
+            f"this code gives {CONTRACT}"
         )
     weights = data.get("weights")
     if not isinstance(weights, dict) or weights_digest(weights) != data.get("weights_sha256"):
@@ -140,17 +171,20 @@ class NumpyActor:
 
     def __init__(self, net: PolicyNet) -> None:
         p = {k: v.detach().to("cpu").double().numpy() for k, v in net.actor_state_dict().items()}
-        self.w1, self.b1 = p["trunk.0.weight"].T, p["trunk.0.bias"]
+        obs_scale = net.obs_scale.double().numpy()
+        feature_scale = net.feature_scale.double().numpy()
+        # The input scales folded into the first layers' weights.
+        self.w1, self.b1 = p["trunk.0.weight"].T * obs_scale[:, None], p["trunk.0.bias"]
         self.w2, self.b2 = p["trunk.2.weight"].T, p["trunk.2.bias"]
         self.ws, self.bs = p["state_in.weight"].T, p["state_in.bias"]
-        self.wa = p["action_in.weight"].T
+        self.wa = p["action_in.weight"].T * feature_scale[:, None]
         self.wh, self.bh = p["head.1.weight"].T, p["head.1.bias"]
         self.wo, self.bo = p["score.weight"][0], p["score.bias"][0]
 
-    def logits(self, state: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """Logits [K] of one decision: state [S], action rows [K, A]."""
-        h = np.maximum(state @ self.w1 + self.b1, 0.0)
+    def logits(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Logits [L] of one decision: its observation [192] and the feature rows [L, K] of its legal actions."""
+        h = np.maximum(observation @ self.w1 + self.b1, 0.0)
         h = np.maximum(h @ self.w2 + self.b2, 0.0)
-        z = np.maximum(h @ self.ws + self.bs + actions @ self.wa, 0.0)
+        z = np.maximum(h @ self.ws + self.bs + rows @ self.wa, 0.0)
         z = np.maximum(z @ self.wh + self.bh, 0.0)
         return z @ self.wo + self.bo

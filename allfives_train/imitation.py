@@ -1,7 +1,8 @@
 """An optional warm start: imitate a baseline bot before self-play begins.
 
 The teacher bot plays every seat of ``imitation.matches`` matches; each of
-its choices is recorded with the same features the network sees. The actor
+its choices is recorded with the same inputs the network sees (the engine's
+observation, action features and state). The actor
 learns to pick the teacher's action (cross-entropy over the legal actions)
 and the critic learns the discounted returns of those matches, so PPO starts
 from a sensible policy with a critic that already knows the game, instead of
@@ -18,7 +19,7 @@ from agents.policy_net import PolicyNet
 from agents.registry import make_agent
 from allfives_env.core import Rules
 
-from .ppo import Tensors, advantages, to_tensors
+from .ppo import Tensors, advantages, policy_logits, to_tensors
 from .rollout import MatchSpec, Teacher
 
 
@@ -66,13 +67,9 @@ def imitate(
 
 
 def _loss(net: PolicyNet, data: Tensors, idx: torch.Tensor, value_coef: float) -> tuple[torch.Tensor, float]:
-    width = data.width[idx]
-    k = int(width.max())
-    mask = torch.arange(k, device=idx.device)[None, :] < width[:, None]
-    states = data.states[idx]
-    logits = net.logits(states, data.rows[data.index[idx, :k]], mask)
+    logits, _ = policy_logits(net, data, idx)
     chosen = data.chosen[idx]
     cross_entropy = nn.functional.cross_entropy(logits, chosen)
-    value = 0.5 * (net.value(states, data.hidden[idx]) - data.ret[idx]).pow(2).mean()
+    value = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean()
     agree = float((logits.argmax(-1) == chosen).float().mean())
     return cross_entropy + value_coef * value, agree

@@ -1,7 +1,7 @@
 """Rollouts on several cores: the matches of an update split into shards, one per process.
 
-Stepping the rules core and encoding decisions is pure Python, so one
-process uses one core. With ``train.rollout_workers = N`` the main process
+The batched engine and the network's forward passes run in one thread, so
+one process uses one core. With ``train.rollout_workers = N`` the main process
 plays the first shard and N - 1 worker processes (started once, with
 ``spawn``) play the others, each with a copy of the current weights sent
 for the update. Every match samples from its own seeded generator, so the
@@ -47,19 +47,8 @@ def _play_shard(specs: list[MatchSpec], actor: dict, pool_actor: dict | None, le
 
 
 def join(parts: list[tuple[Batch, list]]) -> tuple[Batch, list]:
-    """One batch (trajectory indices shifted) and one result list, in shard order."""
-    batch, results = Batch(), []
-    for part, part_results in parts:
-        offset = len(batch)
-        batch.states += part.states
-        batch.actions += part.actions
-        batch.hidden += part.hidden
-        batch.chosen += part.chosen
-        batch.logp += part.logp
-        batch.reward += part.reward
-        batch.trajectories += [[i + offset for i in steps] for steps in part.trajectories]
-        results += part_results
-    return batch, results
+    """One batch (decision links shifted) and one result list, in shard order."""
+    return Batch.concat([batch for batch, _ in parts]), [r for _, results in parts for r in results]
 
 
 class ProcessBackend:

@@ -1,9 +1,11 @@
 """Proximal policy optimisation over variable action sets.
 
-Each decision keeps its own rows of action features (a few to twenty), so a
-minibatch pads them to its widest decision and masks the padding. Advantages
-come from GAE over each seat's decisions in a match, with the centralised
-critic's values.
+Each decision keeps only the feature rows of its legal actions (a few to
+twenty of the 114), stored flat. A minibatch scores its decisions' rows in
+one pass of the shared head, then scatters the scores into a table padded to
+its widest decision, so the softmax runs over the legal actions only and no
+network work is spent on illegal ones. Advantages come from GAE over each
+seat's decisions in a match, with the centralised critic's values.
 """
 
 from __future__ import annotations
@@ -14,19 +16,19 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.policy_net import PolicyNet
+from agents.policy_net import NEG, PolicyNet
 
 from .rollout import Batch
 
 
 @dataclass
 class Tensors:
-    """A batch as tensors: flat action rows plus a padded index of each decision's rows."""
+    """A batch as tensors: the flat legal rows, and where each decision's rows start."""
 
-    states: torch.Tensor  # [N, S]
-    hidden: torch.Tensor  # [N, G]
-    rows: torch.Tensor  # [M + 1, A]: every action row, then one zero row for padding
-    index: torch.Tensor  # [N, Kmax] into rows (M = padding)
+    obs: torch.Tensor  # [N, 192] int8
+    state: torch.Tensor  # [N, 302] int8
+    rows: torch.Tensor  # [M, K] int8
+    start: torch.Tensor  # [N] first row of each decision
     width: torch.Tensor  # [N] legal actions per decision
     chosen: torch.Tensor
     logp: torch.Tensor
@@ -34,62 +36,69 @@ class Tensors:
     ret: torch.Tensor | None = None
 
     def __len__(self) -> int:
-        return self.states.shape[0]
+        return self.obs.shape[0]
 
 
 def to_tensors(batch: Batch, device: torch.device) -> Tensors:
-    widths = np.array([len(a) for a in batch.actions], dtype=np.int64)
-    rows = np.concatenate(batch.actions + [np.zeros((1, batch.actions[0].shape[1]), dtype=np.float32)])
-    starts = np.concatenate([[0], np.cumsum(widths)[:-1]])
-    kmax = int(widths.max())
-    offsets = np.arange(kmax)
-    index = starts[:, None] + offsets[None, :]
-    index = np.where(offsets[None, :] < widths[:, None], index, rows.shape[0] - 1)
+    start = np.cumsum(batch.width) - batch.width
 
-    def t(x, dtype=None):
-        return torch.as_tensor(np.asarray(x), dtype=dtype).to(device)
+    def t(x: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(x)).to(device)
 
     return Tensors(
-        states=t(np.stack(batch.states)),
-        hidden=t(np.stack(batch.hidden)),
-        rows=t(rows),
-        index=t(index),
-        width=t(widths),
-        chosen=t(batch.chosen, torch.int64),
-        logp=t(batch.logp, torch.float32),
+        obs=t(batch.obs),
+        state=t(batch.state),
+        rows=t(batch.rows),
+        start=t(start),
+        width=t(batch.width),
+        chosen=t(batch.chosen),
+        logp=t(batch.logp),
     )
+
+
+def policy_logits(net: PolicyNet, data: Tensors, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Logits [B, Kmax] of the decisions ``idx`` over their legal actions (padding at NEG), and the padding mask."""
+    width = data.width[idx]
+    owner = torch.repeat_interleave(torch.arange(len(idx), device=idx.device), width)
+    first = torch.cumsum(width, 0) - width
+    pos = torch.arange(len(owner), device=idx.device) - first[owner]
+    rows = data.rows[data.start[idx][owner] + pos]
+    scores = net.score_rows(net.embed(data.obs[idx])[owner], rows)
+    k = int(width.max())
+    logits = torch.full((len(idx), k), NEG, dtype=scores.dtype, device=scores.device)
+    logits = logits.index_put((owner, pos), scores)
+    mask = torch.arange(k, device=idx.device)[None, :] < width[:, None]
+    return logits, mask
 
 
 @torch.no_grad()
 def critic_values(net: PolicyNet, data: Tensors, chunk: int = 8192) -> np.ndarray:
     """The critic's values of every decision, computed in large batches after the rollout."""
-    out = [net.value(data.states[i : i + chunk], data.hidden[i : i + chunk]) for i in range(0, len(data), chunk)]
+    out = [net.value(data.state[i : i + chunk]) for i in range(0, len(data), chunk)]
     return torch.cat(out).cpu().numpy().astype(np.float64)
 
 
 def advantages(batch: Batch, value: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
-    """GAE advantages and value targets; every trajectory ends with its match."""
+    """GAE advantages and value targets; every seat's chain of decisions ends with its match."""
     reward = np.asarray(batch.reward, dtype=np.float64)
-    adv = np.zeros_like(reward)
-    for steps in batch.trajectories:
-        running = 0.0
-        next_value = 0.0
-        for i in reversed(steps):
-            delta = reward[i] + gamma * next_value - value[i]
-            running = delta + gamma * lam * running
-            adv[i] = running
-            next_value = value[i]
+    nxt = batch.next
+    n = len(reward)
+    value_ext = np.append(value, 0.0)
+    follow = np.where(nxt >= 0, nxt, n)  # n: past a chain's last decision (value 0, advantage 0)
+    delta = reward + gamma * value_ext[follow] - value
+    # Every decision's successor comes later in the batch, so one backward pass sees it first.
+    decay = gamma * lam
+    out = [0.0] * (n + 1)
+    d, f = delta.tolist(), follow.tolist()
+    for i in range(n - 1, -1, -1):
+        out[i] = d[i] + decay * out[f[i]]
+    adv = np.array(out[:n])
     return adv.astype(np.float32), (adv + value).astype(np.float32)
 
 
 def losses(net: PolicyNet, data: Tensors, idx: torch.Tensor, clip: float) -> dict[str, torch.Tensor]:
     """The PPO losses of the decisions ``idx``."""
-    width = data.width[idx]
-    k = int(width.max())
-    index = data.index[idx, :k]
-    mask = torch.arange(k, device=index.device)[None, :] < width[:, None]
-    states = data.states[idx]
-    logits = net.logits(states, data.rows[index], mask)
+    logits, mask = policy_logits(net, data, idx)
     logp_all = torch.log_softmax(logits, dim=-1)
     logp = logp_all.gather(1, data.chosen[idx, None]).squeeze(1)
     probs = logp_all.exp()
@@ -98,7 +107,7 @@ def losses(net: PolicyNet, data: Tensors, idx: torch.Tensor, clip: float) -> dic
     adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
     ratio = torch.exp(logp - data.logp[idx])
     policy = -torch.min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
-    value = 0.5 * (net.value(states, data.hidden[idx]) - data.ret[idx]).pow(2).mean()
+    value = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean()
     with torch.no_grad():
         kl = (data.logp[idx] - logp).mean()
         clipped = ((ratio - 1).abs() > clip).float().mean()
@@ -114,7 +123,7 @@ def update(
     sums: dict[str, float] = {}
     count = 0
     for _ in range(tc["epochs"]):
-        order = torch.randperm(n, generator=generator).to(data.states.device)
+        order = torch.randperm(n, generator=generator).to(data.obs.device)
         for start in range(0, n, tc["minibatch"]):
             idx = order[start : start + tc["minibatch"]]
             terms = losses(net, data, idx, tc["clip"])

@@ -1,33 +1,44 @@
-"""Playing many matches side by side and collecting the network's decisions.
+"""Playing many matches side by side through the batched engine and collecting the network's decisions.
 
-The core :class:`~allfives_env.core.State` objects are stepped directly (no
-environment wrapper): at each tick every match runs forced moves and bot
-moves until the network must choose, then all waiting decisions go through
-the network in one batch. A decision with a single legal action is played
-without asking the network and is not learned from; its points still count
-towards the reward of the seat's previous decision.
+Every match of a wave is one table of an :class:`allfives_env.vector.VectorEnv`
+(``auto_forced=True``, ``reward="points"``, ``action_features=True``): the
+network reads exactly the environment's contract (observation, action mask,
+action feature rows) and the centralised critic its ``state()`` vector, all
+as arrays for every table at once. At each tick the seats to act are sorted
+by who plays them: the network being trained, a past snapshot of it (both
+in one batched forward pass each), or a bot. A bot plays from its
+:class:`~allfives_env.core.SeatView`, which comes from a core
+:class:`~allfives_env.core.State` kept, in step with the engine, only for the
+tables that have a bot seat. A decision with a single legal action is
+played without asking the network and is not learned from; its points still
+count towards the reward of the seat's previous decision.
 
-Reward of a decision: the zero-sum points (own side's gain minus the mean
-gain of the other sides, per target) until the seat's next decision, plus
-``+win``/``-win`` on its last decision of the match.
+Reward of a decision: the engine's zero-sum points rewards (own side's gain
+minus the mean gain of the other sides, per target) until the seat's next
+decision, times ``points``, plus ``+win``/``-win`` on its last decision of
+the match (0 for a shared win).
+
+Each table samples from its own counter-based generator (a hash of its
+``sample_seed`` and its decision count), so a match plays the same whichever
+tables it is batched with, in one process or in several.
 """
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.policy_features import ACTION_SIZE, encode_decision
-from agents.policy_net import GLOBAL_SIZE, PolicyNet
-from allfives_env.core import Rules, State
+from agents.policy_net import NEG, PolicyNet
+from allfives_env.core import DRAW, PASS, Rules, State
+from allfives_env.vector import VectorEnv
 
 CURRENT = "current"  # a seat played (and learned) by the network being trained
 POOL = "pool"  # a seat played by a past snapshot of it
 TEACHER = "teacher"
+_CURRENT, _POOL, _BOT, _TEACHER = range(4)  # the control codes of the seat table
 
 
 @dataclass
@@ -37,75 +48,135 @@ class Teacher:
     agent: Agent
 
 
-def hidden_tiles(state: State, seat: int) -> np.ndarray:
-    """What the centralised critic sees beyond the seat's view: the other hands and the boneyard."""
-    out = np.zeros(GLOBAL_SIZE, dtype=np.float32)
-    n = state.rules.num_players
-    for rel in range(1, n):
-        hand = state.hands[(seat + rel) % n]
-        base = 28 * (rel - 1)
-        while hand:
-            low = hand & -hand
-            out[base + low.bit_length() - 1] = 1.0
-            hand ^= low
-    for tile in state.boneyard[state.bone_pos :]:
-        out[84 + tile] = 1.0
-    return out
-
-
 @dataclass
 class MatchSpec:
     """One match to play: its deal seed, who plays each seat, and what it counts towards."""
 
     seed: int
-    controls: list  # per seat: CURRENT, POOL or an Agent
+    controls: list  # per seat: CURRENT, POOL, an Agent or a Teacher
     opponent: str  # "self", "pool" or a bot name, for the win-rate statistics
-    sample_seed: int = 0  # seeds this match's own sampling generator (and its bots' resets)
+    sample_seed: int = 0  # seeds this match's own sampling stream (and its bots' resets)
 
 
 @dataclass
 class Batch:
-    """The decisions of the current network, in collection order, with what PPO needs (values come later)."""
+    """The learning decisions in collection order, as arrays (values and advantages come later).
 
-    states: list = field(default_factory=list)
-    actions: list = field(default_factory=list)
-    hidden: list = field(default_factory=list)
-    chosen: list = field(default_factory=list)
-    logp: list = field(default_factory=list)
-    reward: list = field(default_factory=list)
-    trajectories: list = field(default_factory=list)  # lists of decision indices, one per (match, seat)
+    Decision ``i`` has the observation, the global state and ``width[i]``
+    legal feature rows (stored flat in ``rows``, in action id order); it
+    chose row ``chosen[i]``. ``next[i]`` is the same seat's next decision in
+    the same match, -1 after its last one.
+    """
+
+    obs: np.ndarray  # [n, 192] int8
+    state: np.ndarray  # [n, 302] int8
+    rows: np.ndarray  # [sum(width), K] int8
+    width: np.ndarray  # [n] int64
+    chosen: np.ndarray  # [n] int64
+    logp: np.ndarray  # [n] float32
+    reward: np.ndarray  # [n] float64
+    next: np.ndarray  # [n] int64
 
     def __len__(self) -> int:
-        return len(self.chosen)
+        return len(self.width)
+
+    @property
+    def matches_ended(self) -> int:
+        """Trajectories in the batch: decisions that are their seat's last of a match."""
+        return int((self.next < 0).sum())
+
+    @staticmethod
+    def concat(parts: list[Batch]) -> Batch:
+        """One batch of several, in order (``next`` indices shifted)."""
+        offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
+        nxt = [np.where(p.next >= 0, p.next + o, -1) for p, o in zip(parts, offsets, strict=True)]
+        return Batch(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "state", "rows", "width", "chosen")),
+            np.concatenate([p.logp for p in parts]),
+            np.concatenate([p.reward for p in parts]),
+            np.concatenate(nxt),
+        )
 
 
-class _Match:
-    __slots__ = ("spec", "state", "last", "side_of", "rules", "steps", "rng")
+class _Collector:
+    """The growing arrays of a :class:`Batch`; rewards are added to decisions already recorded."""
 
-    def __init__(self, rules: Rules, spec: MatchSpec) -> None:
-        self.spec = spec
-        self.rng = random.Random(spec.sample_seed)  # per match, so how matches are batched never matters
-        self.rules = rules
-        self.state = State(rules, seed=spec.seed)
-        self.side_of = rules.side_of
-        self.last = list(self.state.scores)
-        self.steps: dict[int, list[int]] = {}
+    def __init__(self) -> None:
+        self.chunks: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "state", "rows", "width", "chosen", "logp")}
+        self.n = 0
+        self.reward = np.zeros(4096)
+        self.next = np.full(4096, -1, dtype=np.int64)
+
+    def add(self, obs, state, rows, width, chosen, logp) -> np.ndarray:
+        """Record decisions; returns their indices."""
+        count = len(width)
+        for key, value in zip(self.chunks, (obs, state, rows, width, chosen, logp), strict=True):
+            self.chunks[key].append(value)
+        if self.n + count > len(self.reward):
+            grow = max(len(self.reward), count)
+            self.reward = np.concatenate([self.reward, np.zeros(grow)])
+            self.next = np.concatenate([self.next, np.full(grow, -1, dtype=np.int64)])
+        index = np.arange(self.n, self.n + count)
+        self.n += count
+        return index
+
+    def batch(self, obs_size: int, state_size: int, row_size: int) -> Batch:
+        empty = {
+            "obs": np.zeros((0, obs_size), np.int8),
+            "state": np.zeros((0, state_size), np.int8),
+            "rows": np.zeros((0, row_size), np.int8),
+            "width": np.zeros(0, np.int64),
+            "chosen": np.zeros(0, np.int64),
+            "logp": np.zeros(0, np.float32),
+        }
+        arrays = {k: np.concatenate(v) if v else empty[k] for k, v in self.chunks.items()}
+        return Batch(**arrays, reward=self.reward[: self.n].copy(), next=self.next[: self.n].copy())
 
 
-def _zero_sum(delta: list, side: int) -> float:
-    others = len(delta) - 1
-    return delta[side] - (sum(delta) - delta[side]) / others
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def uniforms(seeds: np.ndarray, counters: np.ndarray) -> np.ndarray:
+    """One uniform in [0, 1) per (seed, counter): SplitMix64 of ``seed + (counter + 1) * golden``."""
+    with np.errstate(over="ignore"):
+        z = seeds.astype(np.uint64) + (counters.astype(np.uint64) + np.uint64(1)) * _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+
+
+def _play_forced(state: State) -> None:
+    """Play forced draws and passes, as the engine's ``auto_forced`` does."""
+    while not state.finished:
+        legal = state.legal_actions()
+        if len(legal) != 1 or legal[0] not in (DRAW, PASS):
+            return
+        state.apply(legal[0])
 
 
 class RolloutWorker:
-    """Plays a list of matches to the end with the current network (and maybe one pool snapshot)."""
+    """Plays a list of matches to the end, one table each, with the current network (and maybe one snapshot)."""
 
     def __init__(self, rules: Rules, device: torch.device, points_weight: float, win_weight: float) -> None:
         self.rules = rules
         self.device = device
         self.points_weight = points_weight
-        self.points_scale = points_weight / rules.target
         self.win_weight = win_weight
+
+    def engine(self, num_envs: int) -> VectorEnv:
+        r = self.rules
+        return VectorEnv(
+            num_envs,
+            num_players=r.num_players,
+            rules=r.rules,
+            partnerships=r.partnerships,
+            target=r.target,
+            opening=r.opening,
+            reward="points",
+            auto_forced=True,
+            action_features=True,
+        )
 
     def play(
         self,
@@ -116,119 +187,129 @@ class RolloutWorker:
     ) -> tuple[Batch, list[tuple[str, float]]]:
         """Play ``specs`` to the end; return the batch and (opponent, learner result) per match (1, 0.5 or 0).
 
-        Network seats sample from the policy, each match from its own generator. With ``learn=False``
-        (evaluation) nothing is collected and the network plays its argmax.
+        Network seats sample from the policy, each match from its own stream. With ``learn=False``
+        (evaluation) nothing is collected and the network plays its argmax (the lowest action id on a tie).
         """
-        batch = Batch()
-        matches = [_Match(self.rules, spec) for spec in specs]
-        for m in matches:
-            for seat, control in enumerate(m.spec.controls):
-                agent = control.agent if isinstance(control, Teacher) else control
-                if isinstance(agent, Agent):
-                    agent.reset(m.spec.sample_seed + seat)
-        results: list[tuple[str, float]] = []
-        active = matches
-        while active:
-            waiting: dict[str, list] = {CURRENT: [], POOL: [], TEACHER: []}
-            still = []
-            for m in active:
-                self._advance(m, batch)
-                if m.state.finished:
-                    results.append(self._finish(m, batch))
+        n, players = len(specs), self.rules.num_players
+        side_of = np.array(self.rules.side_of)
+        control = np.full((n, players), _BOT, dtype=np.int8)
+        agents: dict[tuple[int, int], Agent] = {}
+        mirrors: dict[int, State] = {}
+        for i, spec in enumerate(specs):
+            for seat, c in enumerate(spec.controls):
+                if c == CURRENT:
+                    control[i, seat] = _CURRENT
+                elif c == POOL:
+                    control[i, seat] = _POOL
+                else:
+                    control[i, seat] = _TEACHER if isinstance(c, Teacher) else _BOT
+                    agent = c.agent if isinstance(c, Teacher) else c
+                    agent.reset(spec.sample_seed + seat)
+                    agents[i, seat] = agent
+                    if i not in mirrors:
+                        mirrors[i] = State(self.rules, seed=spec.seed)
+                        _play_forced(mirrors[i])
+        sample_seeds = np.array([s.sample_seed % 2**64 for s in specs], dtype=np.uint64)
+        counters = np.zeros(n, dtype=np.int64)
+        last = np.full((n, players), -1, dtype=np.int64)  # each seat's latest decision
+        active = np.ones(n, dtype=bool)
+        outcome = np.zeros((n, players))
+        out_rows = np.arange(n)
+        collect = _Collector()
+        env = self.engine(n)
+        step = env.reset([s.seed for s in specs])
+        while active.any():
+            mask = step.action_mask.astype(bool)
+            width = mask.sum(1)
+            actions = mask.argmax(1)  # the lowest legal id: the forced action, and a filler for finished tables
+            seat = step.current_player
+            kind = control[out_rows, seat]
+            state = None
+            for code, model, learning in ((_CURRENT, net, learn), (_POOL, pool_net, False)):
+                rows = np.flatnonzero(active & (kind == code) & (width > 1))
+                if not rows.size:
                     continue
-                still.append(m)
-                seat = m.state.to_act
-                control = m.spec.controls[seat]
-                waiting[TEACHER if isinstance(control, Teacher) else control].append((m, seat))
-            active = still
-            if waiting[CURRENT]:
-                self._decide(waiting[CURRENT], net, batch, learn=learn, sample=learn)
-            if waiting[POOL]:
-                self._decide(waiting[POOL], pool_net, batch, learn=False, sample=True)
-            for m, seat in waiting[TEACHER]:
-                view = m.state.view(seat)
-                state_vec, rows = encode_decision(view)
-                pick = view.legal.index(m.spec.controls[seat].agent.act(view))
-                self._record(m, seat, state_vec, rows, pick, 0.0, batch)
-                self._apply(m, view.legal[pick], batch)
-        return batch, results
-
-    def _advance(self, m: _Match, batch: Batch) -> None:
-        """Play forced and bot moves until a network seat must choose, or the match ends."""
-        state = m.state
-        controls = m.spec.controls
-        while not state.finished:
-            legal = state.legal_actions()
-            seat = state.to_act
-            control = controls[seat]
-            if len(legal) == 1:
-                self._apply(m, legal[0], batch)
-            elif isinstance(control, Agent):
-                self._apply(m, control.act(state.view(seat)), batch)
-            else:
-                return
-
-    def _apply(self, m: _Match, action: int, batch: Batch) -> None:
-        state = m.state
-        state.apply(action)
-        scores = state.scores
-        if scores != m.last:
-            delta = [a - b for a, b in zip(scores, m.last, strict=True)]
-            m.last = list(scores)
-            for seat, steps in m.steps.items():
-                if steps:
-                    batch.reward[steps[-1]] += self.points_scale * _zero_sum(delta, m.side_of[seat])
-
-    def _finish(self, m: _Match, batch: Batch) -> tuple[str, float]:
-        winners = m.state.winners
-        for seat, steps in m.steps.items():
-            if steps:
-                side = m.side_of[seat]
-                outcome = (1.0 if len(winners) == 1 else 0.0) if side in winners else -1.0
-                batch.reward[steps[-1]] += self.win_weight * outcome
-                batch.trajectories.append(steps)
-        learner = next((s for s, c in enumerate(m.spec.controls) if c == CURRENT), None)
-        if learner is None or m.spec.opponent == "self":
-            return m.spec.opponent, 0.5
-        side = m.side_of[learner]
-        return m.spec.opponent, (0.5 if len(winners) > 1 else 1.0) if side in winners else 0.0
-
-    @torch.no_grad()
-    def _decide(self, waiting: list, net: PolicyNet, batch: Batch, learn: bool, sample: bool) -> None:
-        views = [m.state.view(seat) for m, seat in waiting]
-        encoded = [encode_decision(v) for v in views]
-        k = max(len(a) for _, a in encoded)
-        b = len(encoded)
-        states = np.stack([s for s, _ in encoded])
-        actions = np.zeros((b, k, ACTION_SIZE), dtype=np.float32)
-        mask = np.zeros((b, k), dtype=bool)
-        for i, (_, a) in enumerate(encoded):
-            actions[i, : len(a)] = a
-            mask[i, : len(a)] = True
-        st = torch.from_numpy(states).to(self.device)
-        logits = net.logits(st, torch.from_numpy(actions).to(self.device), torch.from_numpy(mask).to(self.device))
-        logp_all = torch.log_softmax(logits, dim=-1).cpu().numpy()
-        if sample:
-            cumulative = np.cumsum(np.exp(logp_all), axis=1)
-        else:
-            picks = logp_all.argmax(axis=1)
-        for i, (m, seat) in enumerate(waiting):
-            if sample:
-                width = len(encoded[i][1])
-                u = m.rng.random() * cumulative[i, width - 1]
-                pick = min(int(np.searchsorted(cumulative[i, :width], u, side="right")), width - 1)
-            else:
-                pick = int(picks[i])
-            if learn:
-                self._record(m, seat, states[i], encoded[i][1], pick, float(logp_all[i, pick]), batch)
-            self._apply(m, views[i].legal[pick], batch)
+                picks, logp, legal_rows, chosen = self._decide(rows, step, mask, width, model, learning, sample_seeds,
+                                                               counters, learn)  # fmt: skip
+                actions[rows] = picks
+                counters[rows] += 1
+                if learning:
+                    if state is None:
+                        state = env.state()
+                    index = collect.add(step.observation[rows], state[rows], legal_rows, width[rows], chosen, logp)
+                    self._link(collect, last, rows, seat[rows], index)
+            for i in np.flatnonzero(active & (kind >= _BOT) & (width > 1)).tolist():
+                s = int(seat[i])
+                view = mirrors[i].view(s)
+                action = agents[i, s].act(view)
+                actions[i] = action
+                if kind[i] == _TEACHER:
+                    legal = np.flatnonzero(mask[i])
+                    if state is None:
+                        state = env.state()
+                    chosen = np.array([int(np.searchsorted(legal, action))])
+                    rows_i = step.action_features[i, legal]
+                    index = collect.add(step.observation[i : i + 1], state[i : i + 1], rows_i, width[i : i + 1],
+                                        chosen, np.zeros(1, np.float32))  # fmt: skip
+                    self._link(collect, last, np.array([i]), seat[i : i + 1], index)
+            for i, mirror in mirrors.items():
+                if active[i]:
+                    mirror.apply(int(actions[i]))
+                    _play_forced(mirror)
+            step = env.step(actions)
+            self._reward(collect, last, active, step.rewards * self.points_weight)
+            ended = np.flatnonzero(step.terminated & active)
+            if ended.size:
+                won = step.winners[ended][:, side_of]  # [e, players]: the seat's side won
+                sole = step.winners[ended].sum(1) == 1
+                outcome[ended] = np.where(won, np.where(sole[:, None], 1.0, 0.0), -1.0)
+                self._reward(collect, last, np.isin(out_rows, ended), outcome * self.win_weight)
+                active[ended] = False
+        batch = collect.batch(env.observation_size, env.state_size, step.action_features.shape[2])
+        return batch, [self._result(spec, outcome[i]) for i, spec in enumerate(specs)]
 
     @staticmethod
-    def _record(m: _Match, seat: int, state_vec, rows, pick: int, logp: float, batch: Batch) -> None:
-        m.steps.setdefault(seat, []).append(len(batch.chosen))
-        batch.states.append(state_vec)
-        batch.actions.append(rows)
-        batch.hidden.append(hidden_tiles(m.state, seat))
-        batch.chosen.append(pick)
-        batch.logp.append(logp)
-        batch.reward.append(0.0)
+    def _link(collect: _Collector, last: np.ndarray, rows: np.ndarray, seats: np.ndarray, index: np.ndarray) -> None:
+        previous = last[rows, seats]
+        linked = previous >= 0
+        collect.next[previous[linked]] = index[linked]
+        last[rows, seats] = index
+
+    @staticmethod
+    def _reward(collect: _Collector, last: np.ndarray, tables: np.ndarray, reward: np.ndarray) -> None:
+        """Add each seat's reward to its latest decision, on the given tables (a boolean row mask)."""
+        hit = (last >= 0) & tables[:, None] & (reward != 0)
+        if hit.any():
+            np.add.at(collect.reward, last[hit], reward[hit])
+
+    @staticmethod
+    def _result(spec: MatchSpec, outcome: np.ndarray) -> tuple[str, float]:
+        learner = next((s for s, c in enumerate(spec.controls) if c == CURRENT), None)
+        if learner is None or spec.opponent == "self":
+            return spec.opponent, 0.5
+        return spec.opponent, (float(outcome[learner]) + 1.0) / 2.0
+
+    @torch.no_grad()
+    def _decide(self, rows, step, mask, width, net, learning, sample_seeds, counters, sample):
+        """The network's choices on tables ``rows``: actions, log-probabilities, the legal rows and the picks."""
+        w = width[rows]
+        b, a = np.nonzero(mask[rows])  # row-major: each table's legal actions in id order
+        legal_rows = step.action_features[rows[b], a]
+        first = np.cumsum(w) - w
+        pos = np.arange(len(b)) - first[b]
+        emb = net.embed(torch.from_numpy(step.observation[rows]).to(self.device))
+        scores = net.score_rows(emb[torch.from_numpy(b).to(self.device)], torch.from_numpy(legal_rows).to(self.device))
+        logits = np.full((len(rows), int(w.max())), NEG, dtype=np.float32)
+        logits[b, pos] = scores.cpu().numpy()
+        logits -= logits.max(1, keepdims=True)
+        probs = np.exp(logits)
+        total = probs.sum(1)
+        logp_all = logits - np.log(total)[:, None]
+        if sample:
+            u = uniforms(sample_seeds[rows], counters[rows]) * total
+            pick = np.minimum((np.cumsum(probs, axis=1) <= u[:, None]).sum(1), w - 1)
+        else:
+            pick = logits.argmax(1)
+        actions = a[first + pick]
+        logp = logp_all[np.arange(len(rows)), pick].astype(np.float32)
+        return actions, logp, (legal_rows if learning else None), pick

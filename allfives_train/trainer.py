@@ -213,7 +213,7 @@ class Trainer:
             "decisions_per_s": len(batch) / seconds,
             "rollout_s": played - start,
             "update_s": seconds - (played - start),
-            "mean_reward": sum(batch.reward) / max(1, len(batch.trajectories)),
+            "mean_reward": float(batch.reward.sum()) / max(1, batch.matches_ended),
             "lr": self.optimizer.param_groups[0]["lr"],
             **stats,
         }

@@ -1,4 +1,5 @@
-"""The trained policy as an agent: legal play, the shipped checkpoint, argmax and sampling, errors."""
+"""The trained policy as an agent: legal play, the shipped checkpoint, argmax and sampling, errors,
+and the same choices through the environment's own observation contract as through the harness."""
 
 from __future__ import annotations
 
@@ -8,11 +9,24 @@ import numpy as np
 import pytest
 import torch
 
+import allfives_env
+import train
+from agents.evaluation import evaluate
 from agents.policy_agent import DEFAULT_CHECKPOINT, PolicyAgent, load_policy_agent
-from agents.policy_features import ACTION_SIZE, STATE_SIZE, encode_decision
-from agents.policy_net import CheckpointError, NumpyActor, PolicyNet, policy_payload, read_checkpoint
+from agents.policy_net import (
+    CONTRACT,
+    CheckpointError,
+    NumpyActor,
+    PolicyNet,
+    net_from_checkpoint,
+    policy_payload,
+    read_checkpoint,
+)
 from agents.registry import make_agent
 from allfives_env.core import State, make_rules
+from allfives_env.core.record import read_record
+from allfives_env.views.action_features import ACTION_FEATURE_SIZE, action_features
+from allfives_env.views.observation import OBSERVATION_SIZE, encode_observation
 
 
 @pytest.fixture
@@ -38,8 +52,7 @@ def test_policy_plays_only_legal_actions(checkpoint, rules, players):
 
 def test_argmax_follows_the_networks_scores(checkpoint):
     agent = PolicyAgent(checkpoint)
-    net = PolicyNet(32, 16)
-    net.load_state_dict(read_checkpoint(checkpoint)["weights"], strict=False)
+    net = net_from_checkpoint(read_checkpoint(checkpoint))
     rng = random.Random(1)
     state = State(make_rules(), seed=4)
     compared = 0
@@ -47,13 +60,17 @@ def test_argmax_follows_the_networks_scores(checkpoint):
         legal = state.legal_actions()
         if len(legal) > 1:
             view = state.view(state.to_act)
-            s, a = encode_decision(view)
+            obs, feats = encode_observation(view), action_features(view)
+            mask = np.zeros(114, dtype=np.int8)
+            mask[legal] = 1
             with torch.no_grad():
-                logits = net.logits(
-                    torch.from_numpy(s)[None], torch.from_numpy(a)[None], torch.ones(1, len(legal), dtype=torch.bool)
-                )[0].numpy()
-            np.testing.assert_allclose(agent.actor.logits(s, a), logits, rtol=1e-4, atol=1e-4)
-            assert agent.act(view) == legal[int(logits.argmax())]
+                logits = net.logits(torch.from_numpy(obs)[None], torch.from_numpy(feats)[None],
+                                    torch.from_numpy(mask)[None])[0].numpy()  # fmt: skip
+            assert (logits[mask == 0] < -1e8).all()
+            ids, numpy_logits = agent.legal_logits(view)
+            assert ids == sorted(legal)
+            np.testing.assert_allclose(numpy_logits, logits[ids], rtol=1e-4, atol=1e-4)
+            assert agent.act(view) == int(logits.argmax())
             compared += 1
         state.apply(rng.choice(legal))
     assert compared >= 10
@@ -103,8 +120,87 @@ def test_a_broken_checkpoint_is_refused_by_name(tmp_path, checkpoint):
         make_agent(f"checkpoint:{tmp_path / 'nothing.pt'}")
 
 
-def test_feature_sizes_are_what_the_network_expects():
+def test_the_network_reads_the_environments_contract():
     net = PolicyNet(16, 8)
-    assert net.trunk[0].in_features == STATE_SIZE and net.action_in.in_features == ACTION_SIZE
+    assert net.trunk[0].in_features == OBSERVATION_SIZE == CONTRACT["observation"] == 192
+    assert net.action_in.in_features == ACTION_FEATURE_SIZE == CONTRACT["action_features"]
     actor = NumpyActor(net)
-    assert actor.logits(np.zeros(STATE_SIZE), np.zeros((3, ACTION_SIZE))).shape == (3,)
+    assert actor.logits(np.zeros(OBSERVATION_SIZE), np.zeros((3, ACTION_FEATURE_SIZE))).shape == (3,)
+
+
+def test_a_checkpoint_of_the_previous_format_is_refused_in_one_line(tmp_path, checkpoint):
+    data = torch.load(checkpoint, weights_only=True)
+    data["version"] = 1
+    old = tmp_path / "old.pt"
+    torch.save(data, old)
+    with pytest.raises(CheckpointError) as caught:
+        load_policy_agent(old)
+    message = str(caught.value)
+    assert "old.pt" in message and "version 1" in message and "train" in message and "\n" not in message
+
+
+# -- the same choices through the PettingZoo environment as through the evaluation harness ----------
+
+
+@pytest.fixture(scope="module")
+def tiny_policy(tmp_path_factory):
+    """The policy of a tiny training run (the tiny config, no evaluation)."""
+    run_dir = tmp_path_factory.mktemp("tiny")
+    overrides = [f"run.dir={run_dir}", "eval.every=0", "eval.final_matches=0"]
+    assert train.main(["--config", str(train.DEFAULT_CONFIG.parent / "tiny.yaml"), "--no-progress"]
+                      + [a for o in overrides for a in ("--set", o)]) == 0  # fmt: skip
+    return run_dir / "tiny" / "policy.pt"
+
+
+def user_loop_choice(net: PolicyNet, obs: dict) -> int:
+    """What a user's own loop does with the policy: read the observation dict, take the best legal logit."""
+    with torch.no_grad():
+        logits = net.logits(
+            torch.from_numpy(obs["observation"])[None],
+            torch.from_numpy(obs["action_features"])[None],
+            torch.from_numpy(obs["action_mask"])[None],
+        )[0]
+    return int(logits.argmax())
+
+
+def record_actions(record: dict) -> list[int]:
+    """The action ids of a game record, in order, read on a state dealt from its seed."""
+    state = State(make_rules(record["rules"], record["num_players"]), seed=record["seed"])
+    actions = []
+    for entry in record["rounds"]:
+        for text in entry["actions"]:
+            actions.append(state.parse_action(text))
+            state.apply(actions[-1])
+    assert state.finished
+    return actions
+
+
+def check_same_choices(policy_path, tmp_path, opponent: str, matches: int) -> int:
+    spec = f"checkpoint:{policy_path}"
+    records = tmp_path / "records"
+    evaluate([spec, opponent], matches, seed=3, workers=1, records_dir=str(records), progress=False)
+    net = net_from_checkpoint(read_checkpoint(policy_path)).eval()
+    compared = 0
+    for path in sorted(records.glob("*.json")):
+        record = read_record(path)
+        actions = record_actions(record)
+        mine = record["agents"].index(spec)
+        env = allfives_env.env(action_features=True)
+        env.reset(seed=record["seed"])
+        for agent, action in zip(env.agent_iter(), actions, strict=False):
+            obs, _, terminated, truncated, _ = env.last()
+            assert not (terminated or truncated)
+            if agent == f"player_{mine}" and obs["action_mask"].sum() > 1:
+                assert user_loop_choice(net, obs) == action, (path.name, compared)
+                compared += 1
+            env.step(action)
+        assert all(env.terminations.values())
+    return compared
+
+
+def test_a_tiny_trained_policy_chooses_alike_through_the_environment_and_the_harness(tiny_policy, tmp_path):
+    assert check_same_choices(tiny_policy, tmp_path, "greedy", 2) >= 20
+
+
+def test_the_shipped_policy_chooses_alike_through_the_environment_and_the_harness(tmp_path):
+    assert check_same_choices(DEFAULT_CHECKPOINT, tmp_path, "heuristic", 2) >= 20

@@ -14,14 +14,17 @@ import pytest
 import torch
 
 import train
-from agents.policy_features import encode_decision, replies
+from agents.greedy import GreedyAgent
 from agents.policy_net import CheckpointError, read_checkpoint
 from allfives_env.core import State, make_rules
+from allfives_env.views.action_features import action_features
+from allfives_env.views.observation import encode_observation
+from allfives_env.views.state_vector import encode_state
 from allfives_train.checkpoint import atomic_save, read_training_checkpoint
 from allfives_train.config import ConfigError, defaults, load_config
 from allfives_train.parallel import RolloutPool
 from allfives_train.ppo import advantages, critic_values, losses, to_tensors, update
-from allfives_train.rollout import CURRENT, MatchSpec, RolloutWorker
+from allfives_train.rollout import CURRENT, Batch, MatchSpec, RolloutWorker, Teacher
 from allfives_train.trainer import PolicyNet, Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +56,18 @@ def assert_same_state(a: dict, b: dict) -> None:
         assert all(torch.equal(oa[k][name], ob[k][name]) for name in oa[k])
     assert ta["rng"]["python"] == tb["rng"]["python"]
     assert torch.equal(ta["rng"]["torch_generator"], tb["rng"]["torch_generator"])
+
+
+def chains(batch: Batch) -> list[list[int]]:
+    """Each seat's decisions in one match, in order, following the batch's ``next`` links."""
+    starts = set(range(len(batch))) - set(batch.next[batch.next >= 0].tolist())
+    out = []
+    for i in sorted(starts):
+        chain = [i]
+        while batch.next[chain[-1]] >= 0:
+            chain.append(int(batch.next[chain[-1]]))
+        out.append(chain)
+    return out
 
 
 def metrics_rows(run_dir: Path) -> list[dict]:
@@ -253,63 +268,47 @@ def test_rewards_give_the_match_result_and_the_points_difference():
     specs = [MatchSpec(seed, [CURRENT, CURRENT], "self", sample_seed=seed) for seed in range(6)]
     win_only = RolloutWorker(rules, torch.device("cpu"), points_weight=0.0, win_weight=1.0)
     batch, _ = win_only.play(specs, net)
-    assert len(batch.trajectories) == 12  # one per seat and match: both seats learn in self-play
-    assert len(batch) == sum(len(t) for t in batch.trajectories)
-    for first, second in zip(batch.trajectories[::2], batch.trajectories[1::2], strict=True):
-        results = sorted(batch.reward[t[-1]] for t in (first, second))
-        assert results == [-1.0, 1.0]  # one winner, one loser, on the last decision of each
-        assert all(batch.reward[i] == 0.0 for i in first[:-1] + second[:-1])
+    trajectories = chains(batch)
+    assert len(trajectories) == 12 == batch.matches_ended  # one per seat and match: both seats learn in self-play
+    assert len(batch) == sum(len(t) for t in trajectories)
+    finals = sorted(batch.reward[t[-1]] for t in trajectories)
+    assert finals == [-1.0] * 6 + [1.0] * 6  # one winner, one loser per match, on the last decision of each
+    assert all(batch.reward[i] == 0.0 for t in trajectories for i in t[:-1])
     points_only = RolloutWorker(rules, torch.device("cpu"), points_weight=1.0, win_weight=0.0)
     batch, _ = points_only.play(specs, net)
-    for steps in batch.trajectories:
-        for i in steps:
-            assert abs(batch.reward[i] * 100 / 5 - round(batch.reward[i] * 100 / 5)) < 1e-9  # points come in fives
-    assert any(batch.reward[i] > 0 for t in batch.trajectories for i in t)
-    assert any(batch.reward[i] < 0 for t in batch.trajectories for i in t)
+    for i in range(len(batch)):
+        assert abs(batch.reward[i] * 100 / 5 - round(batch.reward[i] * 100 / 5)) < 1e-9  # points come in fives
+    assert (batch.reward > 0).any() and (batch.reward < 0).any()
 
 
-# -- features ---------------------------------------------------------------------------------
+# -- inputs ------------------------------------------------------------------------------------
 
 
-def test_replies_match_placing_each_tile():
-    import random
-
-    rng = random.Random(3)
-    rules = make_rules()
-    checked = 0
-    for seed in range(20):
-        state = State(rules, seed=seed)
-        while not state.finished:
-            layout = state.layout
-            if layout.lead >= 0:
-                tiles = (1 << 28) - 1 & ~layout.played
-                fit, best = replies(layout, tiles)
-                want_fit, want_best = 0, {}
-                for t in range(28):
-                    if tiles >> t & 1:
-                        for slot in layout.fits(t):
-                            want_fit |= 1 << t
-                            after = layout.copy()
-                            after.place(t, slot)
-                            total = after.end_total
-                            if total % 5 == 0 and total:
-                                want_best[t] = max(want_best.get(t, 0), total)
-                assert (fit, best) == (want_fit, want_best)
-                checked += 1
-            legal = state.legal_actions()
-            if len(legal) > 1:
-                view = state.view(state.to_act)
-                s, a = encode_decision(view)
-                assert a.shape[0] == len(legal)
-                points = [(a[i, 17] * 35) for i in range(len(legal))]
-                for i, action in enumerate(legal):
-                    if action < 112:
-                        after = layout.copy()
-                        after.place(action >> 2, action & 3)
-                        want = after.end_total if after.end_total % 5 == 0 else 0
-                        assert round(points[i]) == want
-            state.apply(rng.choice(legal))
-    assert checked > 100
+@pytest.mark.parametrize(("rules", "players"), [("pagat", 2), ("fives", 3), ("pagat", 4)])
+def test_the_trainer_learns_from_the_environments_contract(rules, players):
+    """Every recorded decision holds the seat's observation, its legal feature rows and the global state."""
+    table = make_rules(rules, players)
+    worker = RolloutWorker(table, torch.device("cpu"), 1.0, 1.0)
+    spec = MatchSpec(5, [Teacher(GreedyAgent(seat)) for seat in range(players)], "teacher", sample_seed=9)
+    batch, _ = worker.play([spec], PolicyNet(16, 8))
+    bots = [GreedyAgent(seat) for seat in range(players)]
+    for seat, bot in enumerate(bots):
+        bot.reset(spec.sample_seed + seat)
+    state = State(table, seed=spec.seed)
+    i, row = 0, 0
+    while not state.finished:
+        view = state.view(state.to_act)
+        action = bots[state.to_act].act(view)
+        if len(view.legal) > 1:
+            legal = sorted(view.legal)
+            assert (batch.obs[i] == encode_observation(view)).all()
+            assert (batch.state[i] == encode_state(state)).all()
+            assert batch.width[i] == len(legal)
+            assert (batch.rows[row : row + len(legal)] == action_features(view)[legal]).all()
+            assert legal[batch.chosen[i]] == action
+            i, row = i + 1, row + len(legal)
+        state.apply(action)
+    assert i == len(batch) > 20
 
 
 # -- configuration -------------------------------------------------------------------------------
@@ -383,7 +382,7 @@ def test_rollouts_over_two_processes_equal_one(tmp_path):
 
     def games(batch):  # each seat's decisions and rewards; the order of interleaving differs
         return sorted(
-            (tuple(batch.chosen[i] for i in t), tuple(round(batch.reward[i], 9) for i in t)) for t in batch.trajectories
+            (tuple(batch.chosen[i] for i in t), tuple(round(batch.reward[i], 9) for i in t)) for t in chains(batch)
         )
 
     assert len(one) == len(two) and games(one) == games(two)
