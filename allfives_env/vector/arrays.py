@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.rules import Rules
-from ..core.tiles import DRAW, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, PASS
+from ..core.tiles import DRAW, NUM_SLOTS, NUM_TILES, PASS
 from ..views.observation import HISTORY_LENGTH
 from .tables import (
     DOUBLE,
@@ -149,9 +149,8 @@ class Tables:
         return cand
 
     def legal_mask(self, rows: np.ndarray | None = None) -> np.ndarray:
-        """(tables, 114) int8: the placements that fit, else DRAW while the boneyard lasts, else PASS.
-
-        The result is a view of rows 116 bytes apart; copy it (``np.ascontiguousarray``) to keep it.
+        """(tables, 116) int8: columns 0..113 are the legal actions (the placements that fit, else DRAW
+        while the boneyard lasts, else PASS); the last two columns are spare bytes of the buffer.
         """
         seat_rows, drawn, lead, required, keys, bone_pos = self._acting(rows)
         cand = self.hand_rows.take(seat_rows, axis=0)
@@ -178,7 +177,7 @@ class Tables:
         left = bone_pos < self.bone_size
         mask[:, DRAW] = stuck & left
         mask[:, PASS] = stuck & ~left
-        return mask[:, :NUM_ACTIONS]
+        return mask
 
     def seat_pips(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), n): each seat's remaining pips."""

@@ -113,6 +113,7 @@ class VectorEnv:
         self._generators: list[np.random.Generator | None] = []
         self._episodes = np.zeros(self.num_envs, dtype=np.int64)
         self._mask: np.ndarray | None = None
+        self._mask_full: np.ndarray | None = None
         side_of = np.array(self.game_rules.side_of)
         self._win_rewards = [np.where(side_of == side, 1.0, -1.0) for side in range(self.game_rules.num_sides)]
 
@@ -211,8 +212,9 @@ class VectorEnv:
             )
         array = array.astype(np.intp)
         inside = (array >= 0) & (array < NUM_ACTIONS)
-        legal = inside.copy()
-        legal[inside] = self._mask[np.flatnonzero(inside), array[inside]] == 1
+        full = self._mask_full  # one flat read of the legal-action rows
+        legal = full.reshape(-1).take(self._tables.rows * full.shape[1] + np.where(inside, array, 0)) == 1
+        legal &= inside
         if not legal.all():
             bad = np.flatnonzero(~legal)
             shown = "; ".join(
@@ -260,7 +262,8 @@ class VectorEnv:
 
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables
-        self._mask = t.legal_mask()  # kept to check the next actions; the caller gets a copy
+        self._mask_full = t.legal_mask()  # kept to check the next actions; the caller gets a copy
+        self._mask = self._mask_full[:, :NUM_ACTIONS]
         mask = np.ascontiguousarray(self._mask)
         features = action_features(t, mask) if self.action_features else None
         return VectorStep(
