@@ -197,3 +197,21 @@ def test_import_allfives_env_stays_light():
     probe = "import sys, allfives_env; print('numpy' in sys.modules); print(allfives_env.VectorEnv.__name__)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "VectorEnv"]
+
+
+def test_seeds_per_table_and_fresh_entropy():
+    a = VectorEnv(3, rules="fives", num_players=3).reset(seed=11)
+    b = VectorEnv(3, rules="fives", num_players=3).reset(seed=[11, 12, 13])
+    assert np.array_equal(a.observation, b.observation) and np.array_equal(a.action_mask, b.action_mask)
+    fresh = [VectorEnv(4).reset().observation for _ in range(2)]
+    assert not np.array_equal(fresh[0], fresh[1])  # fresh deals: equal only by a vanishing chance
+
+
+def test_popcount_without_bitwise_count_matches(monkeypatch):
+    from allfives_env.vector import features
+
+    masks = np.random.default_rng(0).integers(0, 1 << 28, size=1000)
+    expected = np.array([int(m).bit_count() for m in masks])
+    assert np.array_equal(features.popcount(masks), expected)
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert np.array_equal(features.popcount(masks), expected)
