@@ -215,3 +215,10 @@ def test_popcount_without_bitwise_count_matches(monkeypatch):
     assert np.array_equal(features.popcount(masks), expected)
     monkeypatch.delattr(np, "bitwise_count", raising=False)
     assert np.array_equal(features.popcount(masks), expected)
+
+
+@pytest.mark.parametrize("target", [61, 52.5])
+def test_small_and_fractional_targets(target):
+    """Short matches: many target ends mid-round, awards that cross the target, points rewards over a float target."""
+    config = {"rules": "pagat", "num_players": 3, "target": target}
+    drive(config, {**options(6), "action_features": True}, 3000, seed=77)
