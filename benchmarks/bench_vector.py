@@ -11,7 +11,7 @@ closer to what a quiet one would show. With ``--cpu N`` the process is
 pinned to that one CPU, so the figures are one core's.
 
 Run: ``python benchmarks/bench_vector.py [--sizes 64 256 1024 4096] [--seconds S] [--repeats R] [--cpu N]
-[--num-players N] [--rules R] [--features]``.
+[--num-players N] [--rules R] [--features] [--core-share]``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,36 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return legal[starts + (rng.random(len(mask)) * counts).astype(np.intp)] % mask.shape[1]
 
 
+class CoreShare:
+    """Process time spent in the core's per-table calls (deals, leaders, hand awards) during engine runs."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.installed = False
+
+    def install(self) -> None:
+        from allfives_env.vector import rounds
+
+        for name in ("seeded_deal", "allowed_leaders", "domino_award", "block_award"):
+            setattr(rounds, name, self._timed(getattr(rounds, name)))
+        self.installed = True
+
+    def _timed(self, function):
+        clock = time.process_time
+
+        def timed(*args):
+            start = clock()
+            try:
+                return function(*args)
+            finally:
+                self.seconds += clock() - start
+
+        return timed
+
+
+CORE = CoreShare()
+
+
 def run_vector(settings: dict, num_envs: int, seconds: float, seed: int = 0) -> tuple[float, float]:
     """Decisions per wall-clock second and per CPU second of the batched engine with ``num_envs`` tables."""
     from allfives_env.vector import VectorEnv
@@ -42,7 +72,7 @@ def run_vector(settings: dict, num_envs: int, seconds: float, seed: int = 0) -> 
     for _ in range(5):  # warm up the lookup tables and caches
         step = env.step(random_legal(step.action_mask, rng))
     steps = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
+    start, cpu_start, core_start = time.perf_counter(), time.process_time(), CORE.seconds
     deadline = start + seconds
     while True:
         for _ in range(10):
@@ -50,7 +80,12 @@ def run_vector(settings: dict, num_envs: int, seconds: float, seed: int = 0) -> 
         steps += 10
         now = time.perf_counter()
         if now >= deadline:
-            return steps * num_envs / (now - start), steps * num_envs / (time.process_time() - cpu_start)
+            cpu = time.process_time() - cpu_start
+            if CORE.installed:
+                print(
+                    f"  {num_envs} tables: {(CORE.seconds - core_start) / cpu:.0%} of the engine's CPU time in the core's calls"
+                )
+            return steps * num_envs / (now - start), steps * num_envs / cpu
 
 
 def run_raw(settings: dict, seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -89,7 +124,14 @@ def main() -> None:
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--rules", default="pagat", choices=["pagat", "fives"])
     parser.add_argument("--features", action="store_true", help="also measure with action_features=True")
+    parser.add_argument(
+        "--core-share",
+        action="store_true",
+        help="print the share of the engine's time spent in the core's per-table calls (deals, leaders, awards)",
+    )
     args = parser.parse_args()
+    if args.core_share:
+        CORE.install()
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})
 
