@@ -50,6 +50,7 @@ from ..core.tiles import (
     PIPS,
     SUIT_MASK,
     TILES,
+    mask_pips,
 )
 
 #: (name, width, description, high): one row's fields in order; every low is 0.
@@ -166,21 +167,6 @@ def _lacked(values: int) -> int:
 _LACKED = tuple(_lacked(m) for m in range(128))
 
 
-def _pips_table() -> tuple:
-    return tuple(
-        tuple(sum(PIPS[8 * k + i] for i in range(8) if b >> i & 1 and 8 * k + i < NUM_TILES) for b in range(256))
-        for k in range(4)
-    )
-
-
-_PIPS_BYTE = _pips_table()
-
-
-def _mask_pips(mask: int) -> int:
-    p = _PIPS_BYTE
-    return p[0][mask & 255] + p[1][mask >> 8 & 255] + p[2][mask >> 16 & 255] + p[3][mask >> 24]
-
-
 def _replies(after: Layout, pool: int, next_need, own: int) -> tuple[int, ...]:
     """On layout ``after``: (fit, scoring, best, reaching ``next_need``) over the tiles of ``pool``, then
     (fit, scoring, best) over the tiles of ``own``; each end's covered total is asked once for both."""
@@ -197,10 +183,10 @@ def _replies(after: Layout, pool: int, next_need, own: int) -> tuple[int, ...]:
         if not suit and not mine:
             continue
         base = after.covered_total(slot)
-        residue = SCORING_TILES[v][base]
+        scores_here = SCORING_TILES[v][base]
         if suit:
             fit |= suit
-            hits = suit & residue
+            hits = suit & scores_here
             if hits:
                 scoring |= hits
                 ranked = _SUBSETS[v][hits]
@@ -214,7 +200,7 @@ def _replies(after: Layout, pool: int, next_need, own: int) -> tuple[int, ...]:
                         reach |= bit
         if mine:
             own_fit |= mine
-            hits = mine & residue
+            hits = mine & scores_here
             if hits:
                 own_scoring |= hits
                 top = base + _SUBSETS[v][hits][0][0]
@@ -300,7 +286,7 @@ def _award(rules: Rules, me: int, counts, unseen: int) -> int:
     tiles = unseen.bit_count()
     if not tiles:
         return 0
-    return (2 * held * _mask_pips(unseen) + 5 * tiles) // (10 * tiles)
+    return (2 * held * mask_pips(unseen) + 5 * tiles) // (10 * tiles)
 
 
 _INT8 = np.dtype(np.int8)
