@@ -1,16 +1,17 @@
 """Kill training at random moments, resume, and compare every part of the saved state with an uninterrupted run.
 
 Each trial starts the short tiny-config run in a child process and sends it
-SIGKILL after a random delay drawn over the whole length of a run (so a kill
-can land while it imitates, plays, learns, writes a checkpoint, a CSV row or
-TensorBoard events, cuts the logs on a resume, or runs the final
-evaluation), then resumes it, kills the resume at a random moment too, and
-finally lets it finish. A kill before the first checkpoint is followed by
-the original command, as a person would rerun it. The finished run must
-equal the uninterrupted one in every saved part: weights, optimizer state,
-opponent pool, every random generator, counters and config, the policy
-file, the CSV rows, the TensorBoard scalars (in the files and as TensorBoard
-shows them) and the final evaluation table; no temporary file may be left.
+SIGKILL a random time after its trainer is built, drawn over the length of an
+uninterrupted run's training, so a kill can land while it imitates, plays,
+learns, writes a checkpoint, a CSV row or TensorBoard events, cuts the logs
+on a resume, or runs the final evaluation. Then it resumes, the resume is
+killed at a random moment too, and the run finally finishes. A kill before
+the first checkpoint is followed by the original command, as a person would
+rerun it. The finished run must equal the uninterrupted one in every saved
+part: weights, optimizer state, opponent pool, every random generator,
+counters and config, the policy file, the CSV rows, the TensorBoard scalars
+(in the files and as TensorBoard shows them) and the final evaluation table;
+no temporary file may be left.
 
 Children are forked from a server process that has imported the trainer
 but never run torch, so each one starts in milliseconds. Three trials run by
@@ -54,25 +55,43 @@ def start(context, argv: list) -> multiprocessing.Process:
     return child
 
 
-def run_and_kill(context, argv: list, delay: float) -> bool:
-    """Run ``train.py ARGV`` in a child; SIGKILL it after ``delay`` seconds. True if it was killed."""
+def config_mark(run: Path) -> tuple[int, int] | None:
+    """Which ``config.yaml`` is there: a run rewrites it (a new file) once its trainer is built."""
+    try:
+        info = (run / "config.yaml").stat()
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns
+
+
+def run_and_kill(context, argv: list, run: Path, delay: float | None) -> tuple[bool, float]:
+    """Run ``train.py ARGV`` in a child; SIGKILL it ``delay`` seconds after its trainer is built (None: never).
+
+    Timing from the trainer's start, not the fork, spreads the kills over the
+    training itself however long the imports take. Returns (killed, seconds from
+    the trainer's start to the end).
+    """
+    before = config_mark(run)
     child = start(context, argv)
+    while child.is_alive() and config_mark(run) == before:
+        time.sleep(0.002)
+    began = time.perf_counter()
     child.join(delay)
     killed = child.is_alive()
     if killed:
         os.kill(child.pid, signal.SIGKILL)
     child.join()
     assert killed or child.exitcode == 0, f"train.py {argv} exited with {child.exitcode}"
-    return killed
+    return killed, time.perf_counter() - began
 
 
 @pytest.fixture(scope="module")
 def reference(forker, tmp_path_factory) -> tuple[Path, float]:
-    """The uninterrupted run, played in a child like the killed ones, and how long it took."""
+    """The uninterrupted run, played in a child like the killed ones, and how long its training took."""
     base = tmp_path_factory.mktemp("reference")
-    began = time.perf_counter()
-    assert not run_and_kill(forker, [*SHORT, "--set", f"run.dir={base}"], delay=600)
-    return base / "tiny", time.perf_counter() - began
+    killed, seconds = run_and_kill(forker, [*SHORT, "--set", f"run.dir={base}"], base / "tiny", delay=None)
+    assert not killed
+    return base / "tiny", seconds
 
 
 @pytest.mark.parametrize("trial", range(KILLS))
@@ -86,10 +105,11 @@ def test_killed_and_resumed_at_random_moments_equals_an_uninterrupted_run(forker
         delay = rng.uniform(0.0, 1.1 * seconds)
         delays.append(round(delay, 3))
         argv = ["--resume", run] if (run / "checkpoint.pt").exists() else fresh
-        if not run_and_kill(forker, argv, delay):
+        killed, _ = run_and_kill(forker, argv, run, delay)
+        if not killed:
             finished = True
             break
     if not finished:
         argv = ["--resume", run] if (run / "checkpoint.pt").exists() else fresh
         assert run_train(*argv) == 0
-    assert run_differences(straight, run) == [], f"killed after {delays} s (seed {SEED}, trial {trial})"
+    assert run_differences(straight, run) == [], f"killed {delays} s into training (seed {SEED}, trial {trial})"
