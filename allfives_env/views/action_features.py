@@ -50,7 +50,7 @@ from ..core.tiles import (
     PIPS,
     SUIT_MASK,
     TILES,
-    mask_pips,
+    mask_to_tiles,
 )
 
 #: (name, width, description, high): one row's fields in order; every low is 0.
@@ -286,7 +286,8 @@ def _award(rules: Rules, me: int, counts, unseen: int) -> int:
     tiles = unseen.bit_count()
     if not tiles:
         return 0
-    return (2 * held * mask_pips(unseen) + 5 * tiles) // (10 * tiles)
+    pips = sum(PIPS[t] for t in mask_to_tiles(unseen))
+    return (2 * held * pips + 5 * tiles) // (10 * tiles)
 
 
 _INT8 = np.dtype(np.int8)
