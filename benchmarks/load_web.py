@@ -34,6 +34,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux), to tell the server's own cost from waiting for a core."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 def start_server(port: int) -> subprocess.Popen:
     """``serve`` in its own process, as people run it; returns once it answers."""
     command = [sys.executable, "-m", "allfives_env", "serve", "--port", str(port), "--results", os.devnull]
@@ -158,8 +168,13 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         server = start_server(port)
     load = os.getloadavg()[0]
+    server_cpu = cpu_seconds(server.pid) if server else float("nan")
+    own_cpu = time.process_time()
     try:
         tally, seconds = asyncio.run(run(args, "127.0.0.1", port))
+        if server is not None:
+            server_cpu = cpu_seconds(server.pid) - server_cpu
+        own_cpu = time.process_time() - own_cpu
     finally:
         if server is not None:
             server.terminate()
@@ -175,6 +190,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"errors: {len(tally.errors)}")
     print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f} when the run began")
+    if server is not None and requests:
+        print(
+            f"server CPU: {server_cpu:.1f} s = {1000 * server_cpu / requests:.2f} ms a request "
+            f"(one core serves about {requests / server_cpu:.0f} requests/s); load generator CPU {own_cpu:.1f} s"
+        )
     for line in tally.errors[:5]:
         print(f"  {line}")
     ok = not tally.errors and percentile(tally.moves, 0.99) < 0.100
