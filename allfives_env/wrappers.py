@@ -94,6 +94,7 @@ class HeldRewards(BaseWrapper):
         self._held = {a: 0.0 for a in self.possible_agents}
         self._settling: list[str] = []  # seats still to be paid after the match ended
         self._final_obs: dict[str, Any] = {}
+        self._truncated = False  # whether the match ended by a limit rather than a result
         self.rewards = {a: 0.0 for a in self.possible_agents}
         self._cumulative_rewards = {a: 0.0 for a in self.possible_agents}
         self.terminations = {a: False for a in self.possible_agents}

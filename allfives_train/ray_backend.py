@@ -61,7 +61,10 @@ class RayBackend:
         stored: dict[int, ray.ObjectRef] = {}
         handles = []
         for i, args in enumerate(calls):
-            args = tuple(stored.setdefault(id(a), ray.put(a)) if isinstance(a, dict) else a for a in args)
+            for a in args:
+                if isinstance(a, dict) and id(a) not in stored:
+                    stored[id(a)] = ray.put(a)
+            args = tuple(stored[id(a)] if isinstance(a, dict) else a for a in args)
             slot = i % len(self.actors)
             handles.append((slot, fn, args, self.actors[slot].run.remote(fn, *args)))
         return handles
