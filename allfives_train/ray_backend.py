@@ -16,6 +16,8 @@ from collections.abc import Callable
 import ray
 from ray.exceptions import RayActorError
 
+from agents.ray_pool import connect
+
 #: How often one shard may lose its actor within one update before the update gives up.
 MAX_REPLACEMENTS = 3
 
@@ -32,14 +34,6 @@ class RolloutActor:
 
     def node(self) -> str:
         return ray.get_runtime_context().get_node_id()
-
-
-def connect(address: str | None) -> bool:
-    """Join the cluster at ``address`` (None: a local instance) unless already joined; True if this call joined."""
-    if ray.is_initialized():
-        return False
-    ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    return True
 
 
 class RayBackend:
