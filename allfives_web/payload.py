@@ -32,6 +32,7 @@ def layout_json(layout: Layout) -> dict:
         "empty": layout.empty,
         "line": line,
         "spinner_index": next((i for i, piece in enumerate(line) if piece["spinner"]), None),
+        "lead_index": len(layout.arms[0]) if not layout.empty else None,
         "spinner": layout.spinner if layout.spinner >= 0 else None,
         "branch_open": layout.branch_open(),
         "branches": branches,

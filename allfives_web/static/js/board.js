@@ -4,6 +4,8 @@
 const NS = "http://www.w3.org/2000/svg";
 export const H = 30; // one half of a tile is H x H
 const GAP = 3;
+const REACH = 5 * 2 * H; // how far an arm runs along the line before it turns
+const COLUMN = 4 * 2 * H; // the most an arm runs after its turn, unless REACH is not reached
 
 const PIP_SPOTS = {
   0: [],
@@ -20,6 +22,12 @@ export function svg(name, attrs = {}, parent = null) {
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
   if (parent) parent.append(node);
   return node;
+}
+
+// "a-b" with the lower half first, whatever order the halves lie in.
+export function tileKey(text) {
+  const [a, b] = halves(text);
+  return `${Math.min(a, b)}-${Math.max(a, b)}`;
 }
 
 export function halves(text) {
@@ -74,12 +82,11 @@ function grow(box, cx, cy, w, hgt) {
   box.maxY = Math.max(box.maxY, cy + hgt / 2);
 }
 
-function endBadge(parent, end, cx, cy, target, onEnd) {
+function endBadge(parent, end, cx, cy, target, onEnd, below) {
   const g = svg("g", { class: `end${target ? " target" : ""}`, "data-slot": end.slot, transform: `translate(${cx},${cy})` }, parent);
   svg("circle", { r: 17 }, g);
   const count = svg("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 16 }, g);
   count.textContent = end.count;
-  const below = end.slot === "S";
   const label = svg("text", { class: "slot", "text-anchor": "middle", y: below ? 34 : -25, "font-size": 12 }, g);
   label.textContent = end.slot;
   const title = svg("title", {}, g);
@@ -100,20 +107,49 @@ export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, 
     fit(el, box, 20);
     return;
   }
-  const widths = layout.line.map((p) => (p.double ? H : 2 * H));
-  const total = widths.reduce((s, w) => s + w, 0) + GAP * (widths.length - 1);
-  let x = -total / 2;
-  const centres = [];
-  layout.line.forEach((piece, i) => {
-    const [w, e] = halves(piece.tile);
-    const cx = x + widths[i] / 2;
-    centres.push(cx);
-    const cls = [piece.spinner ? "spinner" : "", piece.tile === last ? "last" : ""].join(" ");
-    drawTile(el, w, e, cx, 0, piece.double, cls);
-    grow(box, cx, 0, widths[i], piece.double ? 2 * H : H);
-    x += widths[i] + GAP;
-  });
-  const spinX = layout.spinner_index !== null ? centres[layout.spinner_index] : 0;
+  // The line grows both ways from its centre piece (the spinner, else the lead); an arm longer than
+  // REACH turns a corner, east downwards and west upwards, so a long line stays on the table.
+  const centre = layout.spinner_index !== null ? layout.spinner_index : layout.lead_index;
+  const outerEnds = {};
+  const drawPiece = (piece, a, b, cx, cy, vertical) => {
+    const cls = [piece.spinner ? "spinner" : "", last !== null && tileKey(piece.tile) === last ? "last" : ""].join(" ");
+    drawTile(el, a, b, cx, cy, vertical, cls);
+    grow(box, cx, cy, vertical ? H : 2 * H, vertical ? 2 * H : H);
+  };
+  const mid = layout.line[centre];
+  const [mw, me] = halves(mid.tile);
+  drawPiece(mid, mw, me, 0, 0, mid.double);
+  for (const dir of [1, -1]) {
+    const pieces = dir > 0 ? layout.line.slice(centre + 1) : layout.line.slice(0, centre).reverse();
+    let edge = dir * (mid.double ? H / 2 : H); // the outer edge of the last piece along the line
+    let column = null; // once turned: the x of the column, and how far it reaches
+    let reach = 0;
+    // A long arm runs further along the line, so that its turned part stays short.
+    const armLength = pieces.reduce((sum, p) => sum + (p.double ? H : 2 * H) + GAP, Math.abs(edge));
+    const run = Math.max(REACH, armLength - COLUMN);
+    for (const piece of pieces) {
+      const [w, e] = halves(piece.tile);
+      const [inner, outer] = dir > 0 ? [w, e] : [e, w];
+      const width = piece.double ? H : 2 * H;
+      if (column === null && (piece.double || Math.abs(edge) + GAP + width <= run)) {
+        const cx = edge + dir * (GAP + width / 2);
+        drawPiece(piece, w, e, cx, 0, piece.double);
+        edge = cx + dir * (width / 2);
+        continue;
+      }
+      if (column === null) {
+        column = edge + dir * (GAP + H / 2);
+        reach = -dir * (H / 2) - dir * GAP; // the corner piece starts level with the line
+      }
+      const length = piece.double ? H : 2 * H;
+      const cy = reach + dir * (GAP + length / 2);
+      if (dir > 0) drawPiece(piece, inner, outer, column, cy, !piece.double);
+      else drawPiece(piece, outer, inner, column, cy, !piece.double);
+      reach = cy + dir * (length / 2);
+    }
+    outerEnds[dir > 0 ? "E" : "W"] = column === null ? [edge + dir * 30, 0, false] : [column, reach + dir * 30, true];
+  }
+  const spinX = 0;
   const tips = { N: -H, S: H };
   for (const slot of ["N", "S"]) {
     const sign = slot === "N" ? -1 : 1;
@@ -123,7 +159,7 @@ export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, 
       const length = piece.double ? H : 2 * H;
       const cy = edge + sign * (GAP + length / 2);
       const [a, b] = slot === "N" ? [outer, inner] : [inner, outer];
-      drawTile(el, a, b, spinX, cy, !piece.double, piece.tile === last ? "last" : "");
+      drawTile(el, a, b, spinX, cy, !piece.double, last !== null && tileKey(piece.tile) === last ? "last" : "");
       grow(box, spinX, cy, piece.double ? 2 * H : H, length);
       edge = cy + sign * (length / 2);
     }
@@ -131,12 +167,15 @@ export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, 
   }
   for (const end of layout.ends) {
     let cx, cy;
-    if (end.slot === "W") [cx, cy] = [-total / 2 - 30, 0];
-    else if (end.slot === "E") [cx, cy] = [total / 2 + 30, 0];
-    else if (end.slot === "N") [cx, cy] = [spinX, tips.N - 30];
+    let below = end.slot === "S";
+    if (end.slot === "W" || end.slot === "E") {
+      let turned;
+      [cx, cy, turned] = outerEnds[end.slot];
+      below = turned && end.slot === "E";
+    } else if (end.slot === "N") [cx, cy] = [spinX, tips.N - 30];
     else [cx, cy] = [spinX, tips.S + 30];
-    endBadge(el, end, cx, cy, targets.has(end.slot), onEnd);
-    grow(box, cx, end.slot === "S" ? cy + 12 : cy - 12, 40, 64);
+    endBadge(el, end, cx, cy, targets.has(end.slot), onEnd, below);
+    grow(box, cx, below ? cy + 12 : cy - 12, 40, 64);
   }
   fit(el, box, 16);
 }
