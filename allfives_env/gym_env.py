@@ -67,30 +67,93 @@ class _Seat:
 
 
 class _UniformRandom(_Seat):
-    """The default opponent: a uniformly random legal action, from the env's own seeding."""
+    """The default opponent: a uniformly random legal action, from the env's own seeding.
+
+    It logs the bound of each draw since its seeding, so that going back is
+    seeding again and drawing the logged bounds up to the saved point: saving
+    costs nothing, and only a failure pays.
+    """
 
     def __init__(self) -> None:
-        self.rng = np.random.default_rng(0)
+        self.reset(0)
 
     def reset(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.seed, self.rng, self.draws = seed, np.random.default_rng(seed), []
 
     def saved(self) -> Any:
-        return _generator_saved(self.rng)
+        return self.seed, self.draws, len(self.draws)
 
     def restore(self, saved: Any) -> None:
-        self.rng = _generator_restored(saved)
+        self.seed, self.draws, count = saved
+        del self.draws[count:]
+        self.rng = np.random.default_rng(self.seed)
+        for bound in self.draws:
+            self.rng.integers(bound)
 
     def act(self, state: State, seat: int, history: bool) -> int:
         legal = state.legal_actions()
+        self.draws.append(len(legal))
         return legal[int(self.rng.integers(len(legal)))]
 
 
+class _UndoableRandom(random.Random):
+    """A standard-library generator that can go back to where it was when last marked, at almost no cost.
+
+    It counts the 32-bit words its draws take from the Mersenne Twister since
+    it was last seeded or set; going back seeds (or sets) it again and draws
+    that many words at once. So marking it before every step costs nothing, and
+    its draws are those of ``random.Random`` from the same state.
+    """
+
+    def __init__(self, state: Any = None) -> None:
+        super().__init__()
+        if state is not None:
+            self.setstate(state)
+
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        super().seed(a, version)
+        # An entropy seed cannot be repeated: its state is kept instead (once, at the seeding).
+        self._base = ("state", super().getstate()) if a is None else ("seed", a, version)
+        self._words = 0
+
+    def setstate(self, state: Any) -> None:
+        super().setstate(state)
+        self._base, self._words = ("state", state), 0
+
+    def random(self) -> float:
+        self._words += 2
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        self._words += (k + 31) // 32
+        return super().getrandbits(k)
+
+    def mark(self) -> tuple:
+        return self._base, self._words, self.gauss_next
+
+    def undo(self, mark: tuple) -> None:
+        base, words, gauss_next = mark
+        if base[0] == "seed":
+            super().seed(base[1], base[2])
+        else:
+            super().setstate(base[1])
+        if words:
+            super().getrandbits(32 * words)
+        self._base, self._words, self.gauss_next = base, words, gauss_next
+
+
 class _AgentSeat(_Seat):
-    """An ``agents.Agent``-like object: it sees its seat's ``SeatView``."""
+    """An ``agents.Agent``-like object: it sees its seat's ``SeatView``.
+
+    An agent whose ``rng`` is a ``random.Random`` (the bots of ``agents/``) gets
+    an undoable generator in its place, with the same state and draws.
+    """
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
+        rng = getattr(agent, "rng", None)
+        if type(rng) is random.Random:
+            agent.rng = _UndoableRandom(rng.getstate())
 
     def reset(self, seed: int) -> None:
         reset = getattr(self.agent, "reset", None)
@@ -99,10 +162,16 @@ class _AgentSeat(_Seat):
 
     def saved(self) -> Any:
         """The agent's ``rng`` (the bots of ``agents/`` keep their randomness there); other state is the agent's."""
-        return _generator_saved(getattr(self.agent, "rng", None))
+        rng = getattr(self.agent, "rng", None)
+        if isinstance(rng, _UndoableRandom):
+            return rng, rng.mark()
+        return _generator_saved(rng)
 
     def restore(self, saved: Any) -> None:
-        if saved is not None:
+        if saved is not None and isinstance(saved[0], _UndoableRandom):
+            saved[0].undo(saved[1])
+            self.agent.rng = saved[0]
+        elif saved is not None:
             self.agent.rng = _generator_restored(saved)
 
     def act(self, state: State, seat: int, history: bool) -> int:

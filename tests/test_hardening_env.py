@@ -71,10 +71,15 @@ def gym_snapshot(e: AllFivesSingleAgentEnv) -> tuple:
         if name == "state":
             items.append((name, None if value is None else snapshot(value)))
         elif name == "seats":  # by kind and generator state, so that a copy's seats compare equal
-            items.append((name, tuple((type(seat).__name__, _value(seat.saved())) for seat in value)))
+            items.append((name, tuple((type(seat).__name__, _value(_seat_generator(seat))) for seat in value)))
         else:
             items.append((name, _value(value)))
     return tuple(items)
+
+
+def _seat_generator(seat):
+    """An opponent seat's generator: its own (uniform random) or its agent's ``rng`` (the bots)."""
+    return getattr(seat, "rng", None) or getattr(getattr(seat, "agent", None), "rng", None)
 
 
 def play_aec(e, seed: int, decisions: int) -> list:
