@@ -217,7 +217,7 @@ def test_a_bad_move_changes_nothing(client):
         ({"target": -5}, "target"),
         ({"seat": 2}, "seat"),
         ({"seat": "0"}, "seat"),
-        ({"bots": "checkpoint:/etc/passwd"}, "not allowed"),
+        ({"bots": "checkpoint:../../secret.pt"}, "not allowed"),
         ({"bots": "search:0"}, "not allowed"),
         ({"bots": "search:999999"}, "not allowed"),
         ({"bots": ["greedy"]}, "bots"),
