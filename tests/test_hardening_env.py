@@ -12,6 +12,7 @@ before and after.
 from __future__ import annotations
 
 import copy
+import pickle
 import random
 import warnings
 
@@ -403,3 +404,34 @@ def test_gym_record_refuses_its_learner_seat_key():
     g.reset(seed=1)
     with pytest.raises(ValueError, match="'learner_seat'.*allowed"):
         g.record(learner_seat=3)
+
+
+@pytest.mark.parametrize("reseed", [None, 5, "abc"])
+def test_a_bots_generator_goes_back_exactly_after_any_draw_and_a_reseed(reseed):
+    """The bots' ``random.Random`` is swapped for one that can go back; its draws must not change."""
+    from allfives_env.gym_env import _AgentSeat
+
+    class Bot:
+        def __init__(self) -> None:
+            self.rng = random.Random(3)
+
+    bot, reference = Bot(), random.Random(3)
+    seat = _AgentSeat(bot)
+    assert [bot.rng.choice(range(100)) for _ in range(50)] == [reference.choice(range(100)) for _ in range(50)]
+    bot.rng.gauss(0, 1)
+    saved, state = seat.saved(), bot.rng.getstate()
+    bot.rng.shuffle(list(range(30)))
+    bot.rng.sample(range(1000), 10)
+    bot.rng.getrandbits(100)
+    bot.rng.randbytes(7)
+    bot.rng.gauss(0, 1)
+    bot.rng.choices([1, 2, 3], k=5)
+    bot.rng.seed(reseed)
+    bot.rng.random()
+    seat.restore(saved)
+    assert bot.rng.getstate() == state
+    reference.setstate(state)
+    assert [bot.rng.random() for _ in range(5)] == [reference.random() for _ in range(5)]
+    for copier in (copy.deepcopy, lambda rng: pickle.loads(pickle.dumps(rng))):
+        twin = copier(bot.rng)
+        assert twin.getstate() == bot.rng.getstate() and twin.random() == bot.rng.random()
