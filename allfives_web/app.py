@@ -66,11 +66,13 @@ def create_app(
     records: str | None = None,
     results: str | None = None,
     bots: dict[str, str] | None = None,
+    leaderboard: str | None = None,
     idle_seconds: float = 1800.0,
     max_games: int = 2000,
 ) -> Starlette:
     """The app. ``records``: a folder of game records to offer for replay; ``results``: where to look for
-    evaluation results; ``bots``: extra bots named by the server (e.g. ``{"mine": "checkpoint:PATH"}``)."""
+    evaluation results; ``bots``: extra bots named by the server (e.g. ``{"mine": "checkpoint:PATH"}``);
+    ``leaderboard``: a benchmark's Markdown leaderboard file, shown first when it exists."""
     store = GameStore(idle_seconds, max_games)
     folder = RecordFolder(records) if records else None
     extra_bots = dict(bots or {})
@@ -151,8 +153,8 @@ def create_app(
         name, data = await run_in_threadpool(folder.read, request.path_params["key"])
         return JSONResponse(await run_in_threadpool(replay_frames, data, name))
 
-    async def leaderboard(request: Request) -> Response:
-        return JSONResponse({"results": await run_in_threadpool(find_results, results)})
+    async def results_page(request: Request) -> Response:
+        return JSONResponse({"results": await run_in_threadpool(find_results, results, leaderboard)})
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -177,7 +179,7 @@ def create_app(
         Route("/api/replays", upload, methods=["POST"]),
         Route("/api/records", list_records),
         Route("/api/records/{key}", open_record),
-        Route("/api/leaderboard", leaderboard),
+        Route("/api/leaderboard", results_page),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

@@ -84,12 +84,18 @@ def harness_table(folder: str, rel: str) -> dict | None:
     return {"kind": "evaluation", "source": rel, "title": title, "command": evaluate_command(title), "rows": rows}
 
 
-def find_results(root: str | None) -> list[dict]:
-    """Every harness evaluation and benchmark leaderboard under ``root`` (a few levels deep)."""
-    if root is None or not os.path.isdir(root):
-        return []
-    root = os.path.realpath(root)
+def find_results(root: str | None, leaderboard: str | None = None) -> list[dict]:
+    """The ``leaderboard`` Markdown file if it exists, then every harness evaluation and benchmark
+    leaderboard under ``root`` (a few levels deep)."""
     found = []
+    shown = os.path.realpath(leaderboard) if leaderboard is not None else None
+    if leaderboard is not None and os.path.isfile(leaderboard):
+        text = _read(leaderboard)
+        if text is not None:
+            found.append({"kind": "markdown", "source": os.path.basename(leaderboard), "text": text})
+    if root is None or not os.path.isdir(root):
+        return found
+    root = os.path.realpath(root)
     for top, dirs, files in os.walk(root):
         depth = os.path.relpath(top, root).count(os.sep)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "records") if depth < 3 else []
@@ -99,7 +105,7 @@ def find_results(root: str | None) -> list[dict]:
             if table is not None:
                 found.append(table)
         for name in MARKDOWN_FILES:
-            if name in files:
+            if name in files and os.path.realpath(os.path.join(top, name)) != shown:
                 text = _read(os.path.join(top, name))
                 if text is not None:
                     found.append({"kind": "markdown", "source": f"{rel}/{name}".lstrip("./"), "text": text})

@@ -26,6 +26,12 @@ def _parser() -> argparse.ArgumentParser:
         help="where the Leaderboard looks for evaluation and benchmark results (default: ./results)",
     )
     parser.add_argument(
+        "--leaderboard",
+        metavar="FILE",
+        default="LEADERBOARD.md",
+        help="a benchmark's leaderboard to show first on the Leaderboard page (default: ./LEADERBOARD.md)",
+    )
+    parser.add_argument(
         "--bot",
         action="append",
         default=[],
@@ -76,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             records=args.records,
             results=args.results,  # looked at on each visit: results written later show up
             bots=bots,
+            leaderboard=args.leaderboard,
             idle_seconds=60 * args.idle_minutes,
             max_games=args.max_games,
         )

@@ -402,9 +402,15 @@ def test_leaderboard_reads_the_harness_results_with_their_command(tmp_path):
     from agents.evaluation.cli import _parser
 
     evaluate(["greedy", "random"], 2, seed=7, workers=1, progress=False, target=60).write(str(tmp_path / "g_vs_r"))
-    with TestClient(create_app(results=str(tmp_path))) as c:
+    board = tmp_path / "LEADERBOARD.md"
+    with TestClient(create_app(results=str(tmp_path), leaderboard=str(board))) as c:
+        assert [r["kind"] for r in c.get("/api/leaderboard").json()["results"]] == ["evaluation"]
+        board.write_text(
+            "# Leaderboard\n\n| agent | WP |\n|---|---|\n| trained | 61% |\n\n`python -m agents.benchmark trained`\n"
+        )
         results = c.get("/api/leaderboard").json()["results"]
-    (entry,) = results
+    assert results[0] == {"kind": "markdown", "source": "LEADERBOARD.md", "text": board.read_text()}
+    entry = results[1]
     assert entry["source"] == "g_vs_r" and [r["agent"] for r in entry["rows"]][0] == "greedy"
     args = _parser().parse_args(entry["command"].split()[3:])
     assert (args.lineup, args.matches, args.seed, args.target, args.rules, args.players) == (
