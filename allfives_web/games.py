@@ -98,9 +98,8 @@ class Game:
         if action in (DRAW, PASS):
             event["points"], event["end_total"] = 0, None
         else:
-            after = state.layout.copy()
-            after.place(action >> 2, action & 3)
-            event["points"], event["end_total"] = placement_points(after.end_total), after.end_total
+            total = state.layout.end_total_after(action >> 2, action & 3)
+            event["points"], event["end_total"] = placement_points(total), total
         rounds = len(state.past)
         state.apply(action)
         event["round_over"] = len(state.past) > rounds
@@ -189,13 +188,12 @@ class Game:
         state = self.state
         entry = {"action": action, "text": state.action_text(action), "tile": None, "slot": None}
         if action not in (DRAW, PASS):
-            after = state.layout.copy()
-            after.place(action >> 2, action & 3)
+            total = state.layout.end_total_after(action >> 2, action & 3)
             entry.update(
                 tile=TILE_TEXT[action >> 2],
                 slot="WENS"[action & 3] if not state.layout.empty else None,
-                end_total=after.end_total,
-                points=placement_points(after.end_total),
+                end_total=total,
+                points=placement_points(total),
             )
         return entry
 

@@ -64,9 +64,8 @@ def replay_frames(data: bytes, name: str) -> dict:
             drew = state.boneyard[state.bone_pos] if action == DRAW else None
             points = end_total = None
             if action not in (DRAW, PASS):
-                after = state.layout.copy()
-                after.place(action >> 2, action & 3)
-                end_total, points = after.end_total, placement_points(after.end_total)
+                end_total = state.layout.end_total_after(action >> 2, action & 3)
+                points = placement_points(end_total)
             rounds = len(state.past)
             state.apply(action)
             event = {
