@@ -11,6 +11,11 @@ A run writes into ``run.dir/run.name`` (``runs/default``): ``checkpoint.pt``
 ``checkpoint:PATH`` plays), ``metrics.csv``, TensorBoard events in ``tb/``,
 ``learning_curves.png``, ``config.yaml`` and the final evaluation against the
 baselines (``eval.md``, and the harness's tables in ``eval/``).
+
+Exit status 2 with one line on stderr: a refused config, override or
+checkpoint (nothing in the run directory is touched). Exit status 1 with one
+line: a loss or a weight became NaN or infinite (nothing of that state is
+saved; the last checkpoint stays).
 """
 
 from __future__ import annotations

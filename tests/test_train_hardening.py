@@ -453,9 +453,11 @@ def test_a_refused_resume_leaves_the_run_directory_exactly_as_it_was(straight, t
         assert run_train("--resume", run, *bad) == 2
         assert snapshot(run) == before
     assert run_train(*SHORT, "--set", f"run.dir={tmp_path}", "--set", "run.name=run") == 2  # has a checkpoint
+    assert run_train(*SHORT, "--set", f"run.dir={tmp_path}", "--set", "run.name=run", "--overwrite",
+                     "--set", "train.clip=.nan") == 2  # fmt: skip
     assert snapshot(run) == before
     err = capsys.readouterr().err
-    assert err.count("\n") == 7 and "Traceback" not in err
+    assert err.count("\n") == 8 and "Traceback" not in err
 
 
 # -- fuzzing: configs --------------------------------------------------------------------------------------------
@@ -519,8 +521,9 @@ def test_random_config_files_are_accepted_valid_or_refused_in_one_line(tmp_path,
     except ConfigError as error:
         message = str(error)
         assert "\n" not in message and len(message) < 600, message
-        named = [f"{s}.{n}" for s, v in tree.items() if isinstance(v, dict) for n in v] + list(tree)
-        shown = [name[:40] for name in named] + [_show(name)[:40] for name in named]
+        read = yaml.safe_load(path.read_text(encoding="utf-8")) or {}  # as YAML reads it back (line breaks fold)
+        named = [f"{s}.{n}" for s, v in read.items() if isinstance(v, dict) for n in v] + list(read)
+        shown = [str(name)[:40] for name in named] + [_show(name)[:40] for name in named]
         assert any(name in message for name in shown) or message.startswith(("game:", "opponents:")), message
     else:
         assert_valid(cfg)
