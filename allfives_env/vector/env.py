@@ -282,10 +282,10 @@ class VectorEnv:
         for row, log in zip(finished.rows, finished.logs, strict=True):
             name = f"allfives-{log.seed}-table{row:05d}-{int(self._episodes[row]) + 1:06d}.json"
             with open(os.path.join(self.record_dir, name), "w", encoding="utf-8") as f:
-                json.dump(self.record_of(log), f, indent=1)
+                json.dump(self._record_of(log), f, indent=1)
                 f.write("\n")
 
-    def record_of(self, log: MatchLog) -> dict:
+    def _record_of(self, log: MatchLog) -> dict:
         """A finished match's ``allfives-record/1`` record, as the core's ``to_record`` writes it."""
         rounds = [{**deal.to_json(), "actions": move_texts(moves)} for deal, moves in log.rounds]
         return {"format": FORMAT, **self.game_rules.as_dict(), "seed": log.seed, "rounds": rounds}
