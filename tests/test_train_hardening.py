@@ -285,7 +285,7 @@ def test_a_loss_that_becomes_nan_stops_the_run_with_one_line(tmp_path, capsys, m
 
 
 def test_the_shipped_checkpoint_loads_as_stored_and_plays_as_before(monkeypatch):
-    """The shipped file has no seal: it loads through the older path, and plays as its raw bytes say."""
+    """The shipped file loads exactly as torch stored it, and plays as its raw bytes say, checks or no checks."""
     data = read_checkpoint(DEFAULT_CHECKPOINT)
     assert differences(data, load_payload(DEFAULT_CHECKPOINT)) == []
     checked = load_policy_agent(None, seed=0)
