@@ -34,6 +34,7 @@ from .core import NUM_ACTIONS, IllegalActionError, SeatView, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record, with_own_keys, write_record
 from .core.rules import shown
+from .core.scoring import match_rewards, zero_sum_gain
 from .core.tiles import DRAW, PASS
 from .options import ResetNeeded, action_refused, as_action, choice, flag
 from .options import seed as checked_seed
@@ -333,11 +334,8 @@ class raw_env(AECEnv):
         """Own side's gain minus the mean of the other sides' gains, over the target (zero-sum)."""
         rules = self.game_rules
         gains = [now - then for now, then in zip(self._state.scores, before, strict=True)]
-        total = sum(gains)
-        others = rules.num_sides - 1
         for seat, agent in enumerate(self.possible_agents):
-            gain = gains[rules.side_of[seat]]
-            self.rewards[agent] = float((gain - (total - gain) / others) / rules.target)
+            self.rewards[agent] = float(zero_sum_gain(gains, rules.side_of[seat]) / rules.target)
         self._rewards_dirty = True
 
     def _finish(self) -> None:
@@ -349,9 +347,10 @@ class raw_env(AECEnv):
             winners = (result.winner,) if result.winner is not None else ()
         else:
             winners = state.winners
-        if self.reward_mode == "win_loss" and len(winners) == 1:
+        by_side = match_rewards(rules, winners)
+        if self.reward_mode == "win_loss" and any(by_side):
             for seat, agent in enumerate(self.possible_agents):
-                self.rewards[agent] = 1.0 if rules.side_of[seat] == winners[0] else -1.0
+                self.rewards[agent] = by_side[rules.side_of[seat]]
             self._rewards_dirty = True
         self.terminations = dict.fromkeys(self.agents, True)
         summary = {"scores": list(state.scores), "winners": list(winners)}

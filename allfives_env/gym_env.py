@@ -24,6 +24,7 @@ from gymnasium import spaces
 from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record, with_own_keys
+from .core.scoring import match_rewards, zero_sum_gain
 from .options import ResetNeeded, action_refused, as_action, choice, flag
 from .options import seed as checked_seed
 from .views.action_features import ACTION_FEATURES_SHAPE, action_features_high, encode_seat_actions
@@ -500,14 +501,10 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         mine = rules.side_of[self.learner]
         if self.reward_mode == "points":
             gains = [now - then for now, then in zip(self.state.scores, self._scores, strict=True)]
-            others = (sum(gains) - gains[mine]) / (rules.num_sides - 1)
-            return float((gains[mine] - others) / rules.target)
+            return float(zero_sum_gain(gains, mine) / rules.target)
         if not terminated:
             return 0.0
-        winners = self._winners()
-        if len(winners) != 1:
-            return 0.0  # no winner, or a shared win: 0 to everyone
-        return 1.0 if winners[0] == mine else -1.0
+        return match_rewards(rules, self._winners())[mine]  # no winner, or a shared win: 0 to everyone
 
     def _winners(self) -> tuple[int, ...]:
         """The sides that won the episode: the match's winners, or the first round's winner."""
