@@ -70,6 +70,26 @@ def allowed_leaders(rules: Rules, round_index: int, hands, previous: RoundResult
     return tuple(s for s in everyone if pips[s] == max(pips)), -1
 
 
+#: Bits drawn per swap of the shuffle below: the bit length of (position + 1).
+_SHUFFLE_BITS = tuple((i + 1).bit_length() for i in range(NUM_TILES))
+
+
+def _shuffle(rng: random.Random, tiles: list[int]) -> None:
+    """Fisher-Yates with rejection sampling on ``getrandbits``.
+
+    This is the algorithm of CPython's ``Random.shuffle``, written out so that
+    a seed deals the same tiles on every Python version, and about twice as
+    fast (deals are on the batched engine's hot path).
+    """
+    getrandbits = rng.getrandbits
+    for i in range(len(tiles) - 1, 0, -1):
+        bits = _SHUFFLE_BITS[i]
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+
+
 def seeded_deal(rules: Rules, seed: int, round_index: int, previous: RoundResult | None) -> Deal:
     """Shuffle and lot from a generator keyed by (seed, round) alone."""
     rng = random.Random(f"allfives/{seed}/{round_index}")
@@ -79,10 +99,10 @@ def seeded_deal(rules: Rules, seed: int, round_index: int, previous: RoundResult
         opener = rng.randrange(n)
         double = descending_double(round_index)
         tiles.remove(double)
-        rng.shuffle(tiles)
+        _shuffle(rng, tiles)
         tiles.insert(opener * size, double)
     else:
-        rng.shuffle(tiles)
+        _shuffle(rng, tiles)
     hands = tuple(tuple(tiles[s * size : (s + 1) * size]) for s in range(n))
     boneyard = tuple(tiles[n * size :])
     lot = rng.random()
