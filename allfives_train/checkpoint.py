@@ -109,8 +109,9 @@ def read_training_checkpoint(path: str | os.PathLike) -> dict:
     net = net_from_checkpoint(data, path)
     try:
         _check_training(training, net)
-    except (TypeError, ValueError, KeyError, IndexError, RuntimeError) as error:
-        raise CheckpointError(f"checkpoint {name} holds a damaged training state: {error}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RuntimeError) as error:
+        detail = " ".join(str(error).split())[:200] or type(error).__name__
+        raise CheckpointError(f"checkpoint {name} holds a damaged training state: {detail}") from None
     try:
         training["config"] = check_config(training["config"])
     except ConfigError as error:

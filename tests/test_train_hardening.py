@@ -418,6 +418,8 @@ def test_an_unsealed_training_state_is_held_to_what_a_run_can_write(checkpoint_f
         "config key": lambda t: t["config"]["train"].update(warmup=3),
         "recent results": lambda t: t["recent"].update(pool=[7.0]),
         "non-finite moment": lambda t: t["optimizer"]["state"][0]["exp_avg"].fill_(float("nan")),
+        "optimizer state of another kind": lambda t: t["optimizer"].update(state=[1, 2]),
+        "no optimizer at all": lambda t: t.update(optimizer="adam"),
     }
     for what, harm in damage.items():
         payload = load_payload(checkpoint_file)
