@@ -11,6 +11,7 @@ can never play twice.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -30,6 +31,7 @@ BOT_CHOICES = ("random", "greedy", "heuristic", "search", "trained")
 MAX_SEARCH = 2000
 MAX_SEED = 2**63 - 1
 RECENT_EVENTS = 40
+LOG = logging.getLogger("allfives_web")
 
 
 class GameError(ValueError):
@@ -262,7 +264,9 @@ def new_game(body, extra_bots: dict[str, str]) -> Game:
         try:
             bots[seat] = make_agent(spec, seed=seed * 8 + seat)
         except (ValueError, OSError, ImportError) as err:
-            raise GameError(f"bot {spec!r} cannot be started: {err}") from None
+            # The reason may name files on the server: it goes to the server's log, not to the page.
+            LOG.warning("bot %r cannot be started: %s", spec, err)
+            raise GameError(f"bot {spec!r} cannot be started on this server (the server's log says why)") from None
     game = Game(secrets.token_urlsafe(18), mode, State(rules, seed=seed), human, specs, bots, seed)
     if mode == "play":
         game.play_bots()

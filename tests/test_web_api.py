@@ -376,6 +376,17 @@ def test_a_thinking_bot_does_not_stall_other_games(monkeypatch):
         assert c.get(f"/api/games/{slow['id']}").json()["version"] == 1
 
 
+def test_a_bot_that_cannot_start_is_refused_without_server_paths(monkeypatch, caplog):
+    def broken(spec, seed=None):
+        raise ValueError(f"checkpoint '{os.sep}srv{os.sep}policies{os.sep}x.pt' cannot be read")
+
+    monkeypatch.setattr(games_module, "make_agent", broken)
+    with TestClient(create_app()) as c:
+        response = c.post("/api/games", json={"mode": "play", "bots": "trained"})
+    assert response.status_code == 400 and "'trained' cannot be started" in response.json()["error"]
+    assert "x.pt" not in response.text and "x.pt" in caplog.text
+
+
 def test_options_and_pages_are_served(client):
     options = client.get("/api/options").json()
     assert "search:N" not in options["bots"] and "trained" in options["bots"]
