@@ -13,8 +13,6 @@ import, ``gymnasium.make("allfives_env.gym_env:AllFives-v0")`` loads it.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -25,6 +23,7 @@ from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State, make_rules
 from .core.deal import DealError, check_deal, deal_from_json
 from .core.record import to_record, with_own_keys
 from .core.scoring import match_rewards, zero_sum_gain
+from .opponents import make_seats
 from .options import ResetNeeded, action_refused, as_action, choice, flag
 from .options import seed as checked_seed
 from .views.action_features import ACTION_FEATURES_SHAPE, action_features_high, encode_seat_actions
@@ -39,204 +38,7 @@ ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "learner_seat")
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
-Policy = Callable[[np.ndarray, np.ndarray], int]
 _NO_FEATURES = np.zeros(ACTION_FEATURES_SHAPE, dtype=np.int8)  # the rows once the episode is over
-
-
-# -- opponents -------------------------------------------------------------------
-
-
-class _Seat:
-    """How one opponent seat is played: ``reset`` per match, ``act`` per decision.
-
-    ``saved``/``restore`` put its generator back where it was, so that a
-    ``reset`` or ``step`` that fails part way (another opponent raised) and is
-    retried plays the same moves.
-    """
-
-    def reset(self, seed: int) -> None:
-        pass
-
-    def saved(self) -> Any:
-        return None
-
-    def restore(self, saved: Any) -> None:
-        pass
-
-    def act(self, state: State, seat: int, history: bool) -> int:
-        raise NotImplementedError
-
-
-class _UniformRandom(_Seat):
-    """The default opponent: a uniformly random legal action, from the env's own seeding.
-
-    It logs the bound of each draw since its seeding, so that going back is
-    seeding again and drawing the logged bounds up to the saved point: saving
-    costs nothing, and only a failure pays.
-    """
-
-    def __init__(self) -> None:
-        self.reset(0)
-
-    def reset(self, seed: int) -> None:
-        self.seed, self.rng, self.draws = seed, np.random.default_rng(seed), []
-
-    def saved(self) -> Any:
-        return self.seed, self.draws, len(self.draws)
-
-    def restore(self, saved: Any) -> None:
-        self.seed, self.draws, count = saved
-        del self.draws[count:]
-        self.rng = np.random.default_rng(self.seed)
-        for bound in self.draws:
-            self.rng.integers(bound)
-
-    def act(self, state: State, seat: int, history: bool) -> int:
-        legal = state.legal_actions()
-        self.draws.append(len(legal))
-        return legal[int(self.rng.integers(len(legal)))]
-
-
-class _UndoableRandom(random.Random):
-    """A standard-library generator that can go back to where it was when last marked, at almost no cost.
-
-    It counts the 32-bit words its draws take from the Mersenne Twister since
-    it was last seeded or set; going back seeds (or sets) it again and draws
-    that many words at once. So marking it before every step costs nothing, and
-    its draws are those of ``random.Random`` from the same state.
-    """
-
-    def __init__(self, state: Any = None) -> None:
-        super().__init__()
-        if state is not None:
-            self.setstate(state)
-
-    def seed(self, a: Any = None, version: int = 2) -> None:
-        super().seed(a, version)
-        # An entropy seed cannot be repeated: its state is kept instead (once, at the seeding).
-        self._base = ("state", super().getstate()) if a is None else ("seed", a, version)
-        self._words = 0
-
-    def setstate(self, state: Any) -> None:
-        super().setstate(state)
-        self._base, self._words = ("state", state), 0
-
-    def random(self) -> float:
-        self._words += 2
-        return super().random()
-
-    def getrandbits(self, k: int) -> int:
-        self._words += (k + 31) // 32
-        return super().getrandbits(k)
-
-    def mark(self) -> tuple:
-        return self._base, self._words, self.gauss_next
-
-    def undo(self, mark: tuple) -> None:
-        base, words, gauss_next = mark
-        if base[0] == "seed":
-            super().seed(base[1], base[2])
-        else:
-            super().setstate(base[1])
-        if words:
-            super().getrandbits(32 * words)
-        self._base, self._words, self.gauss_next = base, words, gauss_next
-
-
-class _AgentSeat(_Seat):
-    """An ``agents.Agent``-like object: it sees its seat's ``SeatView``.
-
-    An agent whose ``rng`` is a ``random.Random`` (the bots of ``agents/``) gets
-    an undoable generator in its place, with the same state and draws.
-    """
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-        rng = getattr(agent, "rng", None)
-        if type(rng) is random.Random:
-            agent.rng = _UndoableRandom(rng.getstate())
-
-    def reset(self, seed: int) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if reset is not None:
-            reset(seed)
-
-    def saved(self) -> Any:
-        """The agent's ``rng`` (the bots of ``agents/`` keep their randomness there); other state is the agent's."""
-        rng = getattr(self.agent, "rng", None)
-        if isinstance(rng, _UndoableRandom):
-            return rng, rng.mark()
-        return _generator_saved(rng)
-
-    def restore(self, saved: Any) -> None:
-        if saved is not None and isinstance(saved[0], _UndoableRandom):
-            saved[0].undo(saved[1])
-            self.agent.rng = saved[0]
-        elif saved is not None:
-            self.agent.rng = _generator_restored(saved)
-
-    def act(self, state: State, seat: int, history: bool) -> int:
-        return self.agent.act(state.view(seat))
-
-
-class _CallableSeat(_Seat):
-    """A callable ``(observation, action_mask) -> action`` on the seat's own observation."""
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
-
-    def act(self, state: State, seat: int, history: bool) -> int:
-        return self.policy(encode_seat(state, seat, history), action_mask(state.legal_actions()))
-
-
-def _generator_saved(rng: Any) -> Any:
-    """A generator with its state now (NumPy's or the standard library's), else None."""
-    if isinstance(rng, np.random.Generator):
-        return rng, rng.bit_generator.state
-    if isinstance(rng, random.Random):
-        return rng, rng.getstate()
-    return None
-
-
-def _generator_restored(saved: Any) -> Any:
-    rng, state = saved
-    if isinstance(rng, np.random.Generator):
-        rng.bit_generator.state = state
-    else:
-        rng.setstate(state)
-    return rng
-
-
-def _make_seat(spec: Any, seed: int | None) -> _Seat:
-    if spec is None:
-        return _UniformRandom()
-    if isinstance(spec, str):
-        from agents.registry import make_agent  # only when a named bot is asked for
-
-        try:
-            return _AgentSeat(make_agent(spec, seed=seed))
-        except ValueError as err:
-            raise ValueError(f"opponents: {err}") from None
-    if callable(getattr(spec, "act", None)):
-        return _AgentSeat(spec)
-    if callable(spec):
-        return _CallableSeat(spec)
-    raise ValueError(
-        f"opponents: {spec!r} is not a policy; allowed: None (random), a bot name such as 'random' or 'greedy', "
-        "an Agent, or a callable (observation, action_mask) -> action"
-    )
-
-
-def _make_seats(opponents: Any, count: int) -> list[_Seat]:
-    """One opponent per other seat, in seat order after the learner."""
-    if isinstance(opponents, (list, tuple)):
-        if len(opponents) != count:
-            raise ValueError(
-                f"opponents has {len(opponents)} entries; allowed: one policy, or a list of {count} "
-                "(one per other seat, in seat order after the learner)"
-            )
-        return [_make_seat(spec, seed=i) for i, spec in enumerate(opponents)]
-    return [_make_seat(opponents, seed=i) for i in range(count)]
 
 
 def _learner_seat(value: Any, n: int) -> int | str:
@@ -306,7 +108,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         if render_mode is not None:
             choice("render_mode", render_mode, RENDER_MODES)
         self.render_mode = render_mode
-        self.seats = _make_seats(opponents, self.game_rules.num_players - 1)
+        self.seats = make_seats(opponents, self.game_rules.num_players - 1)
         self.observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0, observation_high(self.game_rules, history), dtype=np.int8),

@@ -409,7 +409,7 @@ def test_gym_record_refuses_its_learner_seat_key():
 @pytest.mark.parametrize("reseed", [None, 5, "abc"])
 def test_a_bots_generator_goes_back_exactly_after_any_draw_and_a_reseed(reseed):
     """The bots' ``random.Random`` is swapped for one that can go back; its draws must not change."""
-    from allfives_env.gym_env import _AgentSeat
+    from allfives_env.opponents import AgentSeat as _AgentSeat
 
     class Bot:
         def __init__(self) -> None:
