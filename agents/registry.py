@@ -2,7 +2,9 @@
 
 Specs: ``random``, ``greedy``, ``heuristic``, ``search``, ``search:N`` (N
 rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH),
-``trained`` (the project's bundled policy) and ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra).
+``trained`` (the project's bundled policy), ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra),
+and the policy-guided search: ``search:trained`` or ``search:checkpoint:PATH``, either with ``:N`` rollouts
+appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ BOTS: dict[str, type[Agent]] = {
 
 #: Every spec form ``make_agent`` accepts, for help texts and error messages.
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained",
-                                 "rllib:PATH")  # fmt: skip
+                                 "rllib:PATH", "search:trained[:N]", "search:checkpoint:PATH[:N]")  # fmt: skip
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
@@ -34,6 +36,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     name, sep, arg = spec.strip().partition(":")
     if name in BOTS and not sep:
         return BOTS[name](seed=seed)
+    if name == "search" and (arg == "trained" or arg.startswith(("trained:", "checkpoint:"))):
+        return _guided_search(spec, arg, seed)
     if name == "search" and sep:
         try:
             simulations = int(arg)
@@ -57,8 +61,36 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(AGENT_NAMES)}")
 
 
-def _load_policy(path: str | None, seed: int | None) -> Agent:
-    """Trained policies live in ``agents.policy_agent``, imported only when asked for: it needs torch."""
+def _guided_search(spec: str, arg: str, seed: int | None) -> Agent:
+    """``search:trained[:N]`` and ``search:checkpoint:PATH[:N]``: the search guided by a policy (needs torch)."""
+    kind, _, rest = arg.partition(":")
+    simulations = None
+    head, colon, tail = rest.rpartition(":")
+    if kind == "trained":
+        if arg != "trained":
+            simulations = rest
+        path = None
+    else:
+        path = rest
+        if colon and tail.isdigit():
+            path, simulations = head, tail
+        if not path:
+            raise ValueError(f"agent spec {spec!r}: search:checkpoint:PATH[:N] needs the path of a saved policy")
+    if simulations is not None:
+        count = int(simulations) if simulations.isdigit() else 0
+        if count < 1:
+            raise ValueError(
+                f"agent spec {spec!r}: the rollout count after the policy must be a positive whole number, "
+                "e.g. search:trained:400"
+            )
+        simulations = count
+    _require_torch()
+    from .guided_search import DEFAULT_SIMULATIONS, GuidedSearchAgent
+
+    return GuidedSearchAgent(path, seed=seed, simulations=simulations or DEFAULT_SIMULATIONS)
+
+
+def _require_torch() -> None:
     try:
         import torch  # noqa: F401
     except ModuleNotFoundError:
@@ -66,6 +98,11 @@ def _load_policy(path: str | None, seed: int | None) -> Agent:
             "trained policies need torch, which is not installed; install the train extra: pip install -e '.[train]' "
             "(or play one of random, greedy, heuristic, search, search:N)"
         ) from None
+
+
+def _load_policy(path: str | None, seed: int | None) -> Agent:
+    """Trained policies live in ``agents.policy_agent``, imported only when asked for: it needs torch."""
+    _require_torch()
     from .policy_agent import load_policy_agent
 
     return load_policy_agent(path, seed)

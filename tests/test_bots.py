@@ -116,11 +116,29 @@ def test_fixed_seed_bots_are_deterministic(make):
     assert choices == [first.act(v) for v in views]
 
 
+@pytest.fixture(scope="module")
+def guided_search_spec(tmp_path_factory) -> str | None:
+    """``search:checkpoint:PATH:12`` of a small untrained policy (None without torch)."""
+    try:
+        import torch
+    except ModuleNotFoundError:
+        return None
+    from agents.policy_net import PolicyNet, policy_payload
+
+    torch.manual_seed(3)
+    path = tmp_path_factory.mktemp("guided") / "policy.pt"
+    torch.save(policy_payload(PolicyNet(32, 16), actor_only=True, steps=0), path)
+    return f"search:checkpoint:{path}:12"
+
+
 @pytest.mark.parametrize("config", CONFIGS[:4] + CONFIGS[7:], ids=lambda c: "-".join(str(v) for v in c.values()))
-def test_no_bot_reads_hidden_tiles(config):
+def test_no_bot_reads_hidden_tiles(config, guided_search_spec):
     """Dealing again the tiles the acting seat cannot see never changes its view or any bot's choice."""
     rng = random.Random(5)
     changed = compared = 0
+    makers = [RandomAgent, GreedyAgent, HeuristicAgent, lambda s: SearchAgent(s, simulations=12)]
+    if guided_search_spec is not None:  # the policy-guided search
+        makers.append(lambda s: make_agent(guided_search_spec, seed=s))
     for state, view in positions(config, range(2), target=80):
         if len(view.legal) < 2:
             continue
@@ -128,7 +146,7 @@ def test_no_bot_reads_hidden_tiles(config):
         twin_view = twin.view(twin.to_act)
         assert public(twin_view) == public(view)
         changed += twin.hands != state.hands
-        for make in (RandomAgent, GreedyAgent, HeuristicAgent, lambda s: SearchAgent(s, simulations=12)):
+        for make in makers:
             a, b = make(7), make(7)
             assert a.act(view) == b.act(twin_view)
         compared += 1
