@@ -1,7 +1,7 @@
-"""Command line: ``python -m allfives_env {demo,replay,play,evaluate,serve} ...``.
+"""Command line: ``python -m allfives_env {demo,replay,play,evaluate,benchmark,serve} ...``.
 
-``play``, ``evaluate`` and ``serve`` forward to :mod:`agents.play`,
-:mod:`agents.evaluate` and :mod:`allfives_web.server`; the core itself never
+``play``, ``evaluate``, ``benchmark`` and ``serve`` forward to :mod:`agents.play`,
+:mod:`agents.evaluate`, :mod:`agents.benchmark` and :mod:`allfives_web.server`; the core itself never
 imports the agents.
 """
 
@@ -15,7 +15,8 @@ from .core import State, make_rules
 from .core.record import RecordError, read_record, replay
 from .core.state import RoundLog
 
-FORWARDED = {"play": "agents.play", "evaluate": "agents.evaluate", "serve": "allfives_web.server"}
+FORWARDED = {"play": "agents.play", "evaluate": "agents.evaluate", "benchmark": "agents.benchmark",
+             "serve": "allfives_web.server"}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
 
     commands.add_parser("play", help="play a match against bots in the terminal (see: play --help)", add_help=False)
     commands.add_parser("evaluate", help="duplicate-match evaluation of agents (see: evaluate --help)", add_help=False)
+    commands.add_parser(
+        "benchmark", help="rank agents against the bots' ladder (see: benchmark --help)", add_help=False
+    )
     commands.add_parser("serve", help="the browser app: play, watch, replay (see: serve --help)", add_help=False)
 
     args = parser.parse_args(argv)
