@@ -23,30 +23,26 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from .core import NUM_ACTIONS, IllegalActionError, SeatView, State, make_rules
-from .core.deal import DealError, check_deal, deal_from_json
+from .common import RENDER_MODES, episode_winners, game_settings, points_rewards, reset_options
+from .common import observation_space as shared_observation_space
+from .common import observe as observe_seat
+from .common import render as render_table
+from .core import NUM_ACTIONS, IllegalActionError, SeatView, State
 from .core.record import to_record, with_own_keys, write_record
-from .core.rules import shown
-from .core.scoring import match_rewards, zero_sum_gain
+from .core.scoring import match_rewards
 from .core.tiles import DRAW, PASS
-from .options import ResetNeeded, action_refused, as_action, choice, flag
+from .options import ResetNeeded, action_refused, as_action
 from .options import seed as checked_seed
-from .views.action_features import action_features_high, encode_seat_actions
-from .views.observation import action_mask, encode_seat, observation_high
 from .views.state_vector import encode_state, state_high
-from .views.text import render_text
 
 ENV_ID = "allfives-v0"
-REWARD_MODES = ("win_loss", "points")
-EPISODES = ("match", "round")
-RENDER_MODES = ("ansi", "human", "rgb_array")
+RESET_OPTIONS = ("deal",)
 
 __all__ = ["ENV_ID", "IllegalActionError", "env", "raw_env"]
 
@@ -117,17 +113,18 @@ class raw_env(AECEnv):
         record_dir: str | os.PathLike | None = None,
     ) -> None:
         super().__init__()
-        self.game_rules = make_rules(rules, num_players, partnerships, target, opening)
-        if render_mode is not None:
-            choice("render_mode", render_mode, (None, *RENDER_MODES))
-        self.render_mode = render_mode
+        settings = game_settings(num_players, rules, partnerships, target, opening, reward, episode, auto_forced,
+                                 history, action_features, render_mode)  # fmt: skip
+        self._settings = settings
+        self.game_rules = settings.rules
+        self.render_mode = settings.render_mode
         self._human = render_mode == "human"
-        self.reward_mode = choice("reward", reward, REWARD_MODES)
+        self.reward_mode = settings.reward
         self._points = self.reward_mode == "points"
-        self.episode = choice("episode", episode, EPISODES)
-        self.auto_forced = flag("auto_forced", auto_forced)
-        self.history = flag("history", history)
-        self.action_features = flag("action_features", action_features)
+        self.episode = settings.episode
+        self.auto_forced = settings.auto_forced
+        self.history = settings.history
+        self.action_features = settings.action_features
         if record_dir is not None and not isinstance(record_dir, (str, os.PathLike)):
             raise ValueError(f"record_dir={record_dir!r} is not allowed; allowed: None or a directory path")
         self.record_dir = record_dir
@@ -139,14 +136,7 @@ class raw_env(AECEnv):
         self.rewards, self._cumulative_rewards, self.infos = {}, {}, {}
         self.terminations, self.truncations = {}, {}
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0, observation_high(self.game_rules, self.history), dtype=np.int8),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
-        if self.action_features:
-            observation_space["action_features"] = spaces.Box(0, action_features_high(), dtype=np.int8)
+        observation_space = shared_observation_space(settings)
         # One space object per agent, returned as is on every call (PettingZoo's API test checks identity).
         self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
@@ -177,18 +167,8 @@ class raw_env(AECEnv):
         seat}}`` to fix the first round's deal; other keys are ignored.
         """
         seed = checked_seed(seed)
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(
-                f"options={shown(options)} is not allowed; allowed: None or a dict such as {{'deal': {{...}}}}"
-            )
-        deals = None
-        if options and options.get("deal") is not None:
-            try:
-                deal = deal_from_json(options["deal"])
-                check_deal(self.game_rules, deal, 0, None)
-            except DealError as err:
-                raise DealError(f"options['deal']: {err}") from None
-            deals = {0: deal}
+        checked = reset_options(options, self.game_rules, RESET_OPTIONS)
+        deals = {0: checked["deal"]} if checked.get("deal") is not None else None
         # Nothing above changed the env, and with the seed and the deal checked nothing below can fail:
         # the new match is built aside, then put in place.
         if seed is not None:
@@ -219,11 +199,7 @@ class raw_env(AECEnv):
         if state is None:
             raise ResetNeeded("observe()")
         seat = self._seat_of[agent]
-        legal = state.legal_actions() if seat == state.to_act else ()
-        obs = {"observation": encode_seat(state, seat, self.history), "action_mask": action_mask(legal)}
-        if self.action_features:
-            obs["action_features"] = encode_seat_actions(state, seat)
-        return obs
+        return observe_seat(state, seat, self._settings, state.legal_actions() if seat == state.to_act else ())
 
     def step(self, action: int) -> None:
         """Take the agent's action: an integer (Python or NumPy; bools and floats are refused, see options)."""
@@ -276,20 +252,8 @@ class raw_env(AECEnv):
         return encode_state(self._state)
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to the constructor")
-            return None
-        if self._state is None:
-            raise ResetNeeded("render()")
-        if self.render_mode == "rgb_array":
-            from .views.image import render_image  # pillow is loaded only when images are asked for
-
-            return render_image(self._state, self.possible_agents)
-        text = render_text(self._state, hands=self.render_mode == "human", names=self.possible_agents)
-        if self.render_mode == "human":
-            print(text + "\n", flush=True)
-            return None
-        return text
+        """The table as text (``ansi``; ``human`` prints it with every hand) or as an RGB array."""
+        return render_table(self._state, self.render_mode, self.possible_agents)
 
     def close(self) -> None:
         """Nothing to release: rendering holds no window."""
@@ -333,20 +297,16 @@ class raw_env(AECEnv):
     def _points_rewards(self, before: list) -> None:
         """Own side's gain minus the mean of the other sides' gains, over the target (zero-sum)."""
         rules = self.game_rules
-        gains = [now - then for now, then in zip(self._state.scores, before, strict=True)]
+        by_side = points_rewards(rules, before, self._state.scores)
         for seat, agent in enumerate(self.possible_agents):
-            self.rewards[agent] = float(zero_sum_gain(gains, rules.side_of[seat]) / rules.target)
+            self.rewards[agent] = by_side[rules.side_of[seat]]
         self._rewards_dirty = True
 
     def _finish(self) -> None:
         """The episode is over: win/loss rewards, terminations, infos, and the record if asked."""
         state = self._state
         rules = self.game_rules
-        if self.episode == "round":
-            result = state.past[-1].result
-            winners = (result.winner,) if result.winner is not None else ()
-        else:
-            winners = state.winners
+        winners = episode_winners(state, self.episode)
         by_side = match_rewards(rules, winners)
         if self.reward_mode == "win_loss" and any(by_side):
             for seat, agent in enumerate(self.possible_agents):

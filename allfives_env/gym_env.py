@@ -19,26 +19,20 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State, make_rules
-from .core.deal import DealError, check_deal, deal_from_json
+from .common import RENDER_MODES, episode_winners, game_settings, points_rewards, reset_options
+from .common import observation_space as shared_observation_space
+from .common import observe as observe_seat
+from .common import render as render_table
+from .core import DRAW, NUM_ACTIONS, PASS, IllegalActionError, State
 from .core.record import to_record, with_own_keys
-from .core.scoring import match_rewards, zero_sum_gain
+from .core.scoring import match_rewards
 from .opponents import make_seats
-from .options import ResetNeeded, action_refused, as_action, choice, flag
+from .options import ResetNeeded, action_refused, as_action, choice
 from .options import seed as checked_seed
-from .views.action_features import ACTION_FEATURES_SHAPE, action_features_high, encode_seat_actions
-from .views.image import render_image
-from .views.observation import action_mask, encode_seat, observation_high
-from .views.text import render_text
 
 ENV_ID = "AllFives-v0"
-REWARD_MODES = ("win_loss", "points")
-EPISODES = ("match", "round")
 ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "learner_seat")
-RENDER_MODES = ("ansi", "human", "rgb_array")
-
-_NO_FEATURES = np.zeros(ACTION_FEATURES_SHAPE, dtype=np.int8)  # the rows once the episode is over
 
 
 def _learner_seat(value: Any, n: int) -> int | str:
@@ -97,26 +91,20 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         illegal: str = "raise",
         render_mode: str | None = None,
     ) -> None:
-        self.game_rules = make_rules(rules, num_players, partnerships, target, opening)
+        settings = game_settings(num_players, rules, partnerships, target, opening, reward, episode, auto_forced,
+                                 history, action_features, render_mode)  # fmt: skip
+        self._settings = settings
+        self.game_rules = settings.rules
+        self.reward_mode = settings.reward
+        self.episode = settings.episode
+        self.auto_forced = settings.auto_forced
+        self.history = settings.history
+        self.action_features = settings.action_features
+        self.render_mode = settings.render_mode
         self.learner_choice = _learner_seat(learner_seat, self.game_rules.num_players)
-        self.reward_mode = choice("reward", reward, REWARD_MODES)
-        self.episode = choice("episode", episode, EPISODES)
         self.illegal = choice("illegal", illegal, ILLEGAL_MODES)
-        self.auto_forced = flag("auto_forced", auto_forced)
-        self.history = flag("history", history)
-        self.action_features = flag("action_features", action_features)
-        if render_mode is not None:
-            choice("render_mode", render_mode, RENDER_MODES)
-        self.render_mode = render_mode
         self.seats = make_seats(opponents, self.game_rules.num_players - 1)
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0, observation_high(self.game_rules, history), dtype=np.int8),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
-        if self.action_features:
-            self.observation_space["action_features"] = spaces.Box(0, action_features_high(), dtype=np.int8)
+        self.observation_space = shared_observation_space(settings)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state: State | None = None
         self.match_seed: int | None = None
@@ -208,19 +196,8 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
 
     def render(self) -> str | np.ndarray | None:
         """The table as text (``ansi``; ``human`` prints it with every hand) or as an RGB array."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to the constructor")
-            return None
-        if self.state is None:
-            raise ResetNeeded("render()")
         names = [f"player_{s}" + (" (learner)" if s == self.learner else "") for s in range(len(self.seats) + 1)]
-        if self.render_mode == "rgb_array":
-            return render_image(self.state, names)
-        text = render_text(self.state, hands=self.render_mode == "human", names=names)
-        if self.render_mode == "human":
-            print(text + "\n", flush=True)
-            return None
-        return text
+        return render_table(self.state, self.render_mode, names)
 
     def close(self) -> None:
         """Nothing to release: rendering holds no window."""
@@ -260,21 +237,8 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
             seat.restore(seat_saved)
 
     def _reset_options(self, options: dict | None) -> tuple[dict | None, int | str]:
-        if options is None:
-            options = {}
-        if not isinstance(options, dict):
-            raise ValueError(f"options={options!r} is not allowed; allowed: None or a dict with keys {RESET_OPTIONS}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"reset options {unknown} are not known; allowed: {', '.join(map(repr, RESET_OPTIONS))}")
-        deals = None
-        if options.get("deal") is not None:
-            try:
-                deal = deal_from_json(options["deal"])
-                check_deal(self.game_rules, deal, 0, None)
-            except DealError as err:
-                raise ValueError(f"options['deal']: {err}") from None
-            deals = {0: deal}
+        options = reset_options(options, self.game_rules, RESET_OPTIONS)
+        deals = {0: options["deal"]} if options.get("deal") is not None else None
         learner = self.learner_choice
         if "learner_seat" in options:
             learner = _learner_seat(options["learner_seat"], self.game_rules.num_players)
@@ -302,26 +266,18 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         rules = self.game_rules
         mine = rules.side_of[self.learner]
         if self.reward_mode == "points":
-            gains = [now - then for now, then in zip(self.state.scores, self._scores, strict=True)]
-            return float(zero_sum_gain(gains, mine) / rules.target)
+            return points_rewards(rules, self._scores, self.state.scores)[mine]
         if not terminated:
             return 0.0
         return match_rewards(rules, self._winners())[mine]  # no winner, or a shared win: 0 to everyone
 
     def _winners(self) -> tuple[int, ...]:
         """The sides that won the episode: the match's winners, or the first round's winner."""
-        if self.episode == "match":
-            return self.state.winners
-        result = self.state.past[0].result
-        return (result.winner,) if result.winner is not None else ()
+        return episode_winners(self.state, self.episode)
 
     def _observe(self) -> dict:
         state = self.state
-        legal = state.legal_actions() if not self.done else ()
-        obs = {"observation": encode_seat(state, self.learner, self.history), "action_mask": action_mask(legal)}
-        if self.action_features:
-            obs["action_features"] = encode_seat_actions(state, self.learner) if legal else _NO_FEATURES.copy()
-        return obs
+        return observe_seat(state, self.learner, self._settings, state.legal_actions() if not self.done else ())
 
     def _info(self, **extra: Any) -> dict:
         state = self.state

@@ -18,6 +18,7 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_test
 
 import allfives_env
 from allfives_env.aec_env import ENV_ID, env, raw_env
+from allfives_env.common import UnknownResetOptionWarning
 from allfives_env.core import DRAW, PASS, IllegalActionError, State, make_rules
 from allfives_env.core.record import load_record, replay
 from allfives_env.core.tiles import TILE_TEXT
@@ -409,7 +410,8 @@ def test_a_fixed_deal_is_dealt_and_a_bad_one_changes_nothing():
     rules = make_rules("pagat", 2)
     deal = State(rules, seed=77).deal.to_json()
     e = raw_env()
-    e.reset(seed=1, options={"deal": deal, "ignored": True})
+    with pytest.warns(UnknownResetOptionWarning, match="'ignored' is not known and is ignored; allowed: 'deal'"):
+        e.reset(seed=1, options={"deal": deal, "ignored": True})
     obs = e.observe("player_0")["observation"]
     hand = {TILE_TEXT[t] for t in np.flatnonzero(obs[OFFSETS["hand"] : OFFSETS["hand"] + 28])}
     assert hand == set(deal["hands"][0]) and e.agent_selection == f"player_{deal['leader']}"

@@ -361,8 +361,8 @@ class GymMachine(RuleBasedStateMachine):
             self.env.reset(seed=bad_seed)
         with pytest.raises(ValueError, match="learner_seat"):
             self.env.reset(options={"learner_seat": bad_learner})
-        with pytest.raises(ValueError, match="not known"):
-            self.env.reset(options={"deals": None})
+        with pytest.raises(ValueError, match="options="):
+            self.env.reset(options=["deals"])
         assert gym_snapshot(self.env) == before
 
     @precondition(lambda self: not self.done)

@@ -15,6 +15,7 @@ from conftest import snapshot
 from gymnasium.utils.env_checker import check_env
 
 from agents.base import Agent
+from allfives_env.common import UnknownResetOptionWarning
 from allfives_env.core import DRAW, PASS, State, make_rules, mask_to_tiles
 from allfives_env.core.record import replay
 from allfives_env.gym_env import ENV_ID, AllFivesSingleAgentEnv
@@ -192,8 +193,11 @@ def test_reset_options_fix_the_deal_and_the_seat_and_reject_unknown_keys():
     bad = dict(deal, boneyard=deal["boneyard"][:-1])
     with pytest.raises(ValueError, match=r"options\['deal'\].*boneyard"):
         env.reset(options={"deal": bad})
-    with pytest.raises(ValueError, match="'deal'"):
+    with pytest.warns(
+        UnknownResetOptionWarning, match="'dael' is not known and is ignored; allowed: 'deal', 'learner_seat'"
+    ):
         env.reset(options={"dael": deal})
+    assert env.state.deal.to_json() != deal
     with pytest.raises(ValueError, match="learner_seat"):
         env.reset(options={"learner_seat": 7})
 
