@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..common import EPISODES, REWARD_MODES
 from ..core.record import FORMAT, move_texts
 from ..core.rules import make_rules
 from ..core.tiles import DRAW, NUM_ACTIONS, PASS
@@ -35,9 +36,6 @@ from .arrays import Tables
 from .encode import Encoder
 from .features import action_features
 from .rounds import Finished, MatchLog, Rounds
-
-REWARD_MODES = ("win_loss", "points")
-EPISODES = ("match", "round")
 
 
 class VectorStep(NamedTuple):
