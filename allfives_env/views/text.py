@@ -91,7 +91,9 @@ def render_text(state: State, hands: bool = False, names=None) -> str:
     layout = state.layout
     mode = f" ({rules.opening})" if rules.opening else ""
     partners = ", partnerships" if rules.partnerships else ""
-    lines = [f"Round {state.round_index + 1} | {rules.rules}{mode}, {n} players{partners}, target {_score(rules.target)}"]
+    lines = [
+        f"Round {state.round_index + 1} | {rules.rules}{mode}, {n} players{partners}, target {_score(rules.target)}"
+    ]
     lines += _layout_lines(layout)
     lines.append(_ends_line(layout))
     scores = ", ".join(f"{_side_name(state, side, names)} {_score(s)}" for side, s in enumerate(state.scores))
