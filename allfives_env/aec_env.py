@@ -164,7 +164,8 @@ class raw_env(AECEnv):
         Without a seed the match seed comes from the env's generator: fresh
         entropy on a new env, else the generator continues. ``options`` may
         hold ``{"deal": {"hands": [[tile text]], "boneyard": [...], "leader":
-        seat}}`` to fix the first round's deal; other keys are ignored.
+        seat}}`` to fix the first round's deal; another key is ignored with an
+        ``UnknownResetOptionWarning`` (see :mod:`allfives_env.common`).
         """
         seed = checked_seed(seed)
         checked = reset_options(options, self.game_rules, RESET_OPTIONS)

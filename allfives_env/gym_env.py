@@ -119,9 +119,10 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
 
         ``options={"deal": {"hands": [...], "boneyard": [...], "leader": seat}}``
         fixes the first round's deal; ``options={"learner_seat": seat}`` (a
-        seat or ``"random"``) overrides ``learner_seat`` for this episode.
-        Without a seed the match comes from the env's generator, which a new
-        env seeds from fresh entropy.
+        seat or ``"random"``) overrides ``learner_seat`` for this episode;
+        another key is ignored with an ``UnknownResetOptionWarning`` (see
+        :mod:`allfives_env.common`). Without a seed the match comes from the
+        env's generator, which a new env seeds from fresh entropy.
         """
         seed = checked_seed(seed)
         deals, learner = self._reset_options(options)  # checked before anything changes
