@@ -275,6 +275,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="estimate SPEC's exploitability: train a policy against it (training layer)")  # fmt: skip
     p.add_argument("--cpu-minutes", type=float, default=10.0, help="with --best-response: training budget")
     p.add_argument("--baselines", nargs="*", default=[], help="with --best-response: the same figure for these bots")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --best-response: override a training config key (repeatable)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true")
     return p
 
@@ -332,6 +334,8 @@ def _best_response(args) -> int:
         command += ["--baselines", *args.baselines]
     if args.matches is not None:
         command += ["--matches", str(args.matches)]
+    for override in args.overrides:
+        command += ["--set", override]
     return subprocess.call(command)
 
 
