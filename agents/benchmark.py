@@ -170,13 +170,24 @@ class BenchmarkResult:
         for name, text in (
             ("benchmark.md", self.markdown(command)),
             ("benchmark.csv", self.csv()),
-            ("benchmark.json", json.dumps(self.summary(), indent=2, allow_nan=True) + "\n"),
+            ("benchmark.json", json.dumps(_finite(self.summary()), indent=2, allow_nan=False) + "\n"),
         ):
             path = os.path.join(out_dir, name)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             paths.append(path)
         return paths
+
+
+def _finite(x):
+    """The summary with every NaN (an interval of a single match) as null, so the file is strict JSON."""
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    return x
 
 
 def _adp(r: Row) -> str:

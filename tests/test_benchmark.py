@@ -49,6 +49,12 @@ def test_ratings_put_the_stronger_bot_first():
     assert result.row("pagat2", "random", "heuristic").win_rate < 0.5
 
 
+def test_a_single_match_writes_strict_json(tmp_path):
+    assert main(["random", "--matches", "1", "--ladder", "greedy", "--workers", "1", "--out", str(tmp_path)]) == 0
+    summary = json.loads((tmp_path / "benchmark.json").read_text(), parse_constant=pytest.fail)
+    assert all(row["adp_half_width"] is None for row in summary["rows"])
+
+
 def test_the_ladder_is_the_fixed_one():
     assert LADDER == ("random", "greedy", "heuristic", "search", "trained")
 
