@@ -138,16 +138,15 @@ class Layout:
         lead = self.lead
         if lead < 0:
             return [False, False, False, False]
-        values, arms = self.values, self.arms
-        doubles = [False, False, False, False]
-        for slot in range(4):
-            if values[slot] >= 0:
-                arm = arms[slot]
-                if arm:
-                    doubles[slot] = IS_DOUBLE[arm[-1]]
-                elif slot < N:
-                    doubles[slot] = IS_DOUBLE[lead] and self.spinner_ends != (1 << W) | (1 << E)
-        return doubles
+        v_w, v_e, v_n, v_s = self.values
+        west, east, north, south = self.arms
+        led = IS_DOUBLE[lead] and self.spinner_ends != (1 << W) | (1 << E)  # the lead is an end that counts twice
+        return [  # written out slot by slot: every observation asks this
+            v_w >= 0 and (IS_DOUBLE[west[-1]] if west else led),
+            v_e >= 0 and (IS_DOUBLE[east[-1]] if east else led),
+            v_n >= 0 and bool(north) and IS_DOUBLE[north[-1]],
+            v_s >= 0 and bool(south) and IS_DOUBLE[south[-1]],
+        ]
 
     def terminal_double(self, slot: int) -> bool:
         """Whether the end at ``slot`` is a double that counts both halves (see :meth:`terminal_doubles`)."""
