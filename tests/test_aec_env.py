@@ -58,7 +58,7 @@ def play(e, chooser: random.Random, limit: int = 100_000) -> int:
 @pytest.mark.parametrize("settings", SETTINGS, ids=NAMES)
 def test_pettingzoo_checks(settings, capsys):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "observation is not a NumPy array": a Dict is what INTERFACE.md asks
+        warnings.simplefilter("ignore")  # "observation is not a NumPy array": the observation is a Dict
         api_test(env(**settings), num_cycles=200)
         api_test(raw_env(**settings), num_cycles=200)
         seed_test(partial(env, **settings), num_cycles=100)

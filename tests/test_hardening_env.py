@@ -369,10 +369,10 @@ def test_an_illegal_move_in_env_ends_the_episode_as_documented():
     assert snapshot(e.unwrapped.core_state) == core_before
     from pathlib import Path
 
-    readme = Path(__file__).resolve().parents[1].joinpath("README.md").read_text(encoding="utf-8")
-    section = readme.split("### Illegal moves", 1)[1].split("###", 1)[0]
+    docs = Path(__file__).resolve().parents[1].joinpath("docs", "environment.md").read_text(encoding="utf-8")
+    section = docs.split("### Illegal moves", 1)[1].split("###", 1)[0]
     assert "truncations" in section and "`infos`" in section
-    assert "truncations never" not in readme.replace("\n", " ")
+    assert "truncations never" not in docs.replace("\n", " ")
 
 
 # -- record keys -------------------------------------------------------------------------------------

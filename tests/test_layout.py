@@ -1,4 +1,4 @@
-"""The layout: line ends, the single spinner and its branches, terminal doubles, end totals (RULES.md section 1)."""
+"""The layout: line ends, the single spinner and its branches, terminal doubles, end totals (docs/rules.md section 1)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def totals(*moves: str) -> list[int]:
     return [build(*moves[: i + 1]).end_total for i in range(len(moves))]
 
 
-# -- RULES.md section 4, examples 1 and 2, on the bare layout -------------------------------
+# -- docs/rules.md section 4, examples 1 and 2, on the bare layout -------------------------------
 
 
 def test_example_1_spinner_placed_on_the_line():

@@ -1,6 +1,6 @@
 """Property-based tests over random matches in every rule set, player count and option.
 
-Each match is shadowed by a small reference model written from RULES.md alone (its own layout,
+Each match is shadowed by a small reference model written from docs/rules.md alone (its own layout,
 hands, boneyard, scores and awards); the core must agree with it after every action.
 """
 
@@ -154,7 +154,7 @@ class RefLayout:
 
 
 class Reference:
-    """A whole match played alongside the core, from RULES.md: it checks the core after every action."""
+    """A whole match played alongside the core, from docs/rules.md: it checks the core after every action."""
 
     def __init__(self, state: State) -> None:
         self.rules = state.rules

@@ -1,4 +1,4 @@
-"""Game records: writing, reading, replaying, and the ``replay`` command line (INTERFACE.md "Game records and replay")."""
+"""Game records: writing, reading, replaying, and the ``replay`` command line (docs/records.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rules played through State with fixed deals: RULES.md section 4 and each rule and corner it names.
+"""The rules played through State with fixed deals: docs/rules.md section 4 and each rule and corner it names.
 
 Each scenario is a real round: a deal written as tile texts and the actions taken, in order.
 """
@@ -41,7 +41,7 @@ class Scenario(NamedTuple):
 
 
 SCENARIOS = {
-    # RULES.md 4.3: seat 0 goes out; seat 1 keeps 6-4 and 2-1 (13 pips).
+    # docs/rules.md 4.3: seat 0 goes out; seat 1 keeps 6-4 and 2-1 (13 pips).
     "pagat2_domino_13": Scenario(
         ("pagat", 2),
         ["2-3 0-5 0-6 2-6 0-2 4-4 2-2 3-3 0-1", "5-6 1-6 1-5 1-2 0-4 2-5 1-4 4-6 3-5"],
@@ -50,7 +50,7 @@ SCENARIOS = {
         "0-6, 6-5 E, 0-2 W, 5-3 E, 2-2 W, 2-5 W, 2-3 N, 5-1 W, 2-6 S, 6-1 S, 3-3 E, 1-4 S, 1-0 W, 4-0 S, 0-5 S,"
         " draw, 3-4 E, 4-4 E",
     ),
-    # RULES.md 4.3: seat 1 keeps only 1-2.
+    # docs/rules.md 4.3: seat 1 keeps only 1-2.
     "pagat2_domino_3": Scenario(
         ("pagat", 2),
         ["1-1 2-2 5-5 0-6 1-6 0-0 4-5 4-4 0-5", "4-6 1-2 1-3 5-6 3-3 3-6 1-5 2-5 1-4"],
@@ -59,7 +59,7 @@ SCENARIOS = {
         "1-6, 6-3 E, 1-1 W, 3-3 E, draw, 3-2 E, 1-5 W, 2-2 E, 5-6 W, 6-0 W, 2-5 E, 0-0 W, 1-4 N, 5-4 E, 4-6 E, 0-5 W,"
         " 1-3 S, 4-4 N, draw, 4-0 N, 5-5 W",
     ),
-    # RULES.md 4.3: seat 1 goes out; seat 0 keeps only 1-1.
+    # docs/rules.md 4.3: seat 1 goes out; seat 0 keeps only 1-1.
     "pagat2_domino_2": Scenario(
         ("pagat", 2),
         ["0-1 0-3 2-2 2-4 1-5 5-6 2-5 1-1 0-5", "1-6 3-4 0-2 2-6 0-0 3-5 2-3 3-3 1-2"],
@@ -86,7 +86,7 @@ SCENARIOS = {
         "3-3, draw, 3-1 W, 3-5 E, 5-2 E, 2-1 E, 1-1 W, 1-4 W, 1-5 E, 4-4 W, 5-6 E, 3-4 S, 6-0 E, 3-6 N, 6-4 N, 4-5 N,"
         " 4-2 S, 0-5 E",
     ),
-    # RULES.md 4.4: blocked with remainders 2, 14, 2.
+    # docs/rules.md 4.4: blocked with remainders 2, 14, 2.
     "pagat3_split": Scenario(
         ("pagat", 3),
         ["4-4 0-5 5-5 4-5 0-4 2-5 1-5", "0-3 0-0 0-6 3-3 0-1 1-3 2-2", "5-6 1-6 1-1 1-4 3-6 4-6 6-6"],
@@ -95,7 +95,7 @@ SCENARIOS = {
         "0-4, 0-3 W, 3-6 W, 4-5 E, 6-0 W, 5-6 E, 0-5 W, draw, draw, 6-2 E, draw, 2-4 E, 5-5 W, draw, draw, 5-3 W,"
         " 4-1 E, 5-2 S, 3-1 W, 1-6 W, 1-5 E, 2-3 S, 6-6 W, draw, draw, 3-4 S, pass, 6-4 W, 4-4 S",
     ),
-    # RULES.md 4.5: blocked with remainders 12, 10, 4.
+    # docs/rules.md 4.5: blocked with remainders 12, 10, 4.
     "fives3_block_difference": Scenario(
         ("fives", 3),
         [
@@ -286,7 +286,7 @@ def placement_scores(state: State) -> list[int]:
     return scores
 
 
-# -- RULES.md section 4 -------------------------------------------------------------------------
+# -- docs/rules.md section 4 -------------------------------------------------------------------------
 
 
 def test_example_1_spinner_on_the_line():
@@ -436,7 +436,7 @@ def test_round_awards(name, pips, end, winner, award, gains):
     assert (result.end, result.winner, result.award, result.gains, result.split) == (end, winner, award, gains, None)
     assert state.scores == [p + g for p, g in zip(placement_scores(state), gains, strict=True)]
     if end == "block":
-        assert sum(pips) % 2 == 0  # RULES.md: a real blocked round leaves an even pip total
+        assert sum(pips) % 2 == 0  # docs/rules.md: a real blocked round leaves an even pip total
 
 
 # -- the end of a round ------------------------------------------------------------------------

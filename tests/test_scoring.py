@@ -1,4 +1,4 @@
-"""Placement scores, rounding and every hand award and tie rule (RULES.md sections 1-4), on the award functions."""
+"""Placement scores, rounding and every hand award and tie rule (docs/rules.md sections 1-4), on the award functions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tile ids, slots, action ids and action texts as INTERFACE.md fixes them."""
+"""Tile ids, slots, action ids and action texts as docs/environment.md fixes them."""
 
 from __future__ import annotations
 

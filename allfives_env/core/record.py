@@ -119,7 +119,7 @@ class Replay:
     unfinished_round: bool = False
 
     def summary(self) -> dict:
-        """The ``replay --json`` object of INTERFACE.md."""
+        """The ``replay --json`` object of docs/records.md."""
         state = self.state
         rounds = []
         for log, scores in zip(state.past, self.round_scores, strict=True):

@@ -1,7 +1,7 @@
 """Rule sets as plain data: one frozen value says everything that varies.
 
 A new variant is a new table row or option here plus tests, not a branch in
-every module (RULES.md sections 2 and 3).
+every module (docs/rules.md sections 2 and 3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Placement scores, rounding and hand awards (RULES.md, sections 1-3)."""
+"""Placement scores, rounding and hand awards (docs/rules.md, sections 1-3)."""
 
 from __future__ import annotations
 
