@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.tiles import DRAW, IS_DOUBLE, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, NUM_VALUES, OTHER_HALF, PASS, PIPS, TILES
-from ..views.observation import HISTORY_WIDTH, MAX_SEATS
+from ..core.tiles import IS_DOUBLE, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, NUM_VALUES, OTHER_HALF, PIPS, TILES
+from ..views.observation import HISTORY_WIDTH, MAX_SEATS, history_row
 
 NUM_KEYS = 8**NUM_SLOTS
 
@@ -72,16 +72,7 @@ def _history_rows() -> np.ndarray:
     rows = np.zeros((MAX_SEATS * NUM_ACTIONS + 1, HISTORY_WIDTH), dtype=np.int8)
     for rel in range(MAX_SEATS):
         for action in range(NUM_ACTIONS):
-            row = rows[rel * NUM_ACTIONS + action]
-            row[rel] = 1
-            if action == DRAW:
-                row[5] = 1
-            elif action == PASS:
-                row[6] = 1
-            else:
-                row[4] = 1
-                row[7] = (action >> 2) + 1
-                row[8 + (action & 3)] = 1
+            rows[rel * NUM_ACTIONS + action] = np.frombuffer(history_row(rel, action), dtype=np.int8)
     return rows
 
 

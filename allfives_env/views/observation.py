@@ -205,7 +205,8 @@ def _seat_table(rules: Rules, me: int) -> tuple:
 # -- history ---------------------------------------------------------------------------
 
 
-def _history_row(rel: int, action: int) -> bytes:
+def history_row(rel: int, action: int) -> bytes:
+    """One public move as a history row: seat ``rel`` (relative to the observer) took ``action``."""
     row = bytearray(HISTORY_WIDTH)
     row[rel] = 1
     if action == DRAW:
@@ -219,7 +220,7 @@ def _history_row(rel: int, action: int) -> bytes:
     return bytes(row)
 
 
-_HISTORY_ROWS = tuple(tuple(_history_row(rel, a) for a in range(NUM_ACTIONS)) for rel in range(MAX_SEATS))
+_HISTORY_ROWS = tuple(tuple(history_row(rel, a) for a in range(NUM_ACTIONS)) for rel in range(MAX_SEATS))
 
 
 def _history_bytes(moves, me: int, n: int) -> bytes:
