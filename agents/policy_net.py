@@ -128,17 +128,32 @@ def policy_payload(net: PolicyNet, *, actor_only: bool, **extra) -> dict:
     }
 
 
-def read_checkpoint(path: str | os.PathLike) -> dict:
-    """Load and check a checkpoint dict; raise :class:`CheckpointError` naming the file and the problem."""
-    path = Path(path)
+def read_policy_file(path: str | os.PathLike) -> dict:
+    """A policy checkpoint's dict of any format version (integrity checked, version not); CheckpointError if not."""
     data, _ = load_file(path)  # sealed files checked byte for byte; one-line errors
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"checkpoint {str(path)!r} is not an allfives policy checkpoint (no 'format' field)")
+    return data
+
+
+def read_checkpoint(path: str | os.PathLike) -> dict:
+    """Load and check a current-format checkpoint dict; raise :class:`CheckpointError` naming the file and the problem."""
+    return check_checkpoint(read_policy_file(path), path)
+
+
+def check_checkpoint(data: dict, path: str | os.PathLike) -> dict:
+    """``data`` if it is a current-format (version 2) checkpoint dict; CheckpointError naming the file if not."""
+    path = Path(path)
+    if data.get("version") == 1:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has format version 1, which read a private encoding of the game: it still "
+            f"plays as checkpoint:PATH, but training and this network read version {CHECKPOINT_VERSION} only "
+            "(the environments' observation and action features): train a new policy with train.py"
+        )
     if data.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(
-            f"checkpoint {str(path)!r} has format version {data.get('version')!r}, which read a private encoding "
-            f"of the game retired since; this code reads version {CHECKPOINT_VERSION} (the environments' "
-            "observation and action features): train a new policy with train.py"
+            f"checkpoint {str(path)!r} has format version {data.get('version')!r}; this code reads version "
+            f"{CHECKPOINT_VERSION} (and plays version 1)"
         )
     if data.get("contract") != CONTRACT:
         raise CheckpointError(

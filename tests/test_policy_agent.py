@@ -128,15 +128,16 @@ def test_the_network_reads_the_environments_contract():
     assert actor.logits(np.zeros(OBSERVATION_SIZE), np.zeros((3, ACTION_FEATURE_SIZE))).shape == (3,)
 
 
-def test_a_checkpoint_of_the_previous_format_is_refused_in_one_line(tmp_path, checkpoint):
+def test_a_version_1_file_without_the_format_1_encoding_is_refused_in_one_line(tmp_path, checkpoint):
     data = torch.load(checkpoint, weights_only=True)
-    data["version"] = 1
+    data["version"] = 1  # format 1 plays (tests/test_legacy_checkpoint.py), but these are format-2 weights
     old = tmp_path / "old.pt"
     torch.save(data, old)
-    with pytest.raises(CheckpointError) as caught:
-        load_policy_agent(old)
-    message = str(caught.value)
-    assert "old.pt" in message and "version 1" in message and "train" in message and "\n" not in message
+    for load in (load_policy_agent, read_checkpoint):
+        with pytest.raises(CheckpointError) as caught:
+            load(old)
+        message = str(caught.value)
+        assert "old.pt" in message and "version 1" in message and "train" in message and "\n" not in message
 
 
 # -- the same choices through the PettingZoo environment as through the evaluation harness ----------
