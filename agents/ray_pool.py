@@ -21,7 +21,7 @@ from .evaluation import GameResult, MatchConfig, play_in_worker
 from .evaluation.pool import MatchDone
 
 
-@ray.remote(num_cpus=1)
+@ray.remote(num_cpus=1, scheduling_strategy="SPREAD")  # spread the matches over the nodes
 def _play_match(config: MatchConfig, match: int) -> tuple[list[GameResult], str]:
     return play_in_worker(config, match), ray.get_runtime_context().get_node_id()
 
