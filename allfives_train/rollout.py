@@ -33,6 +33,7 @@ import torch
 from agents.base import Agent
 from agents.policy_net import NEG, PolicyNet
 from allfives_env.core import DRAW, PASS, Rules, State
+from allfives_env.core.scoring import match_rewards
 from allfives_env.vector import VectorEnv
 
 CURRENT = "current"  # a seat played (and learned) by the network being trained
@@ -260,9 +261,9 @@ class RolloutWorker:
             self._reward(collect, last, active, step.rewards * self.points_weight)
             ended = np.flatnonzero(step.terminated & active)
             if ended.size:
-                won = step.winners[ended][:, side_of]  # [e, players]: the seat's side won
-                sole = step.winners[ended].sum(1) == 1
-                outcome[ended] = np.where(won, np.where(sole[:, None], 1.0, 0.0), -1.0)
+                for i in ended.tolist():  # the core's match rewards: +1 / -1, 0 to all on a shared win
+                    sides = match_rewards(self.rules, np.flatnonzero(step.winners[i]).tolist())
+                    outcome[i] = [sides[side] for side in side_of]
                 self._reward(collect, last, np.isin(out_rows, ended), outcome * self.win_weight)
                 active[ended] = False
         batch = collect.batch(env.observation_size, env.state_size, step.action_features.shape[2])
