@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import time
 
 import numpy as np
@@ -89,30 +88,12 @@ def run_vector(settings: dict, num_envs: int, seconds: float, seed: int = 0) -> 
 
 
 def run_raw(settings: dict, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Decisions per wall-clock second and per CPU second of one raw_env() table, as bench_env.py measures it."""
+    """Decisions per wall-clock second and per CPU second of one raw_env() table, by bench_env.py's own loop."""
+    from bench_env import run  # this script's folder is on the path when it runs
+
     import allfives_env
 
-    env = allfives_env.raw_env(**settings)
-    env.reset(seed=seed)
-    chooser = random.Random(seed)
-    flatnonzero = np.flatnonzero
-    decisions = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    deadline = start + seconds
-    while True:
-        for _ in range(1000):
-            obs, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                if not env.agents:
-                    env.reset()
-                continue
-            legal = flatnonzero(obs["action_mask"])
-            env.step(int(legal[chooser.randrange(len(legal))]))
-            decisions += 1
-        now = time.perf_counter()
-        if now >= deadline:
-            return decisions / (now - start), decisions / (time.process_time() - cpu_start)
+    return run(lambda: allfives_env.raw_env(**settings), seconds, seed)
 
 
 def main() -> None:
