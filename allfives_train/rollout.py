@@ -215,57 +215,67 @@ class RolloutWorker:
         last = np.full((n, players), -1, dtype=np.int64)  # each seat's latest decision
         active = np.ones(n, dtype=bool)
         outcome = np.zeros((n, players))
-        out_rows = np.arange(n)
         collect = _Collector()
         env = self.engine(n)
         step = env.reset([s.seed for s in specs])
-        while active.any():
+        ids = np.arange(n)  # the match on each of the engine's tables (finished ones are dropped now and then)
+        while ids.size:
+            live = active[ids]
+            if live.sum() <= 0.8 * ids.size:  # stop stepping finished tables
+                kept = np.flatnonzero(live)
+                if not kept.size:
+                    break
+                env.keep(kept)
+                step = step._replace(**{f: v[kept] for f, v in step._asdict().items() if v is not None})
+                ids, live = ids[kept], live[kept]
             mask = step.action_mask.astype(bool)
             width = mask.sum(1)
             actions = mask.argmax(1)  # the lowest legal id: the forced action, and a filler for finished tables
             seat = step.current_player
-            kind = control[out_rows, seat]
+            kind = control[ids, seat]
             state = None
             for code, model, learning in ((_CURRENT, net, learn), (_POOL, pool_net, False)):
-                rows = np.flatnonzero(active & (kind == code) & (width > 1))
+                rows = np.flatnonzero(live & (kind == code) & (width > 1))
                 if not rows.size:
                     continue
-                picks, logp, legal_rows, chosen = self._decide(rows, step, mask, width, model, learning, sample_seeds,
-                                                               counters, learn)  # fmt: skip
+                match = ids[rows]
+                picks, logp, legal_rows, chosen = self._decide(rows, step, mask, width, model, learning,
+                                                               sample_seeds[match], counters[match], learn)  # fmt: skip
                 actions[rows] = picks
-                counters[rows] += 1
+                counters[match] += 1
                 if learning:
                     if state is None:
                         state = env.state()
                     index = collect.add(step.observation[rows], state[rows], legal_rows, width[rows], chosen, logp)
-                    self._link(collect, last, rows, seat[rows], index)
-            for i in np.flatnonzero(active & (kind >= _BOT) & (width > 1)).tolist():
-                s = int(seat[i])
-                view = mirrors[i].view(s)
-                action = agents[i, s].act(view)
-                actions[i] = action
-                if kind[i] == _TEACHER:
-                    legal = np.flatnonzero(mask[i])
+                    self._link(collect, last, match, seat[rows], index)
+            for r in np.flatnonzero(live & (kind >= _BOT) & (width > 1)).tolist():
+                i, s = int(ids[r]), int(seat[r])
+                action = agents[i, s].act(mirrors[i].view(s))
+                actions[r] = action
+                if kind[r] == _TEACHER:
+                    legal = np.flatnonzero(mask[r])
                     if state is None:
                         state = env.state()
                     chosen = np.array([int(np.searchsorted(legal, action))])
-                    rows_i = step.action_features[i, legal]
-                    index = collect.add(step.observation[i : i + 1], state[i : i + 1], rows_i, width[i : i + 1],
-                                        chosen, np.zeros(1, np.float32))  # fmt: skip
-                    self._link(collect, last, np.array([i]), seat[i : i + 1], index)
-            for i, mirror in mirrors.items():
-                if active[i]:
-                    mirror.apply(int(actions[i]))
+                    index = collect.add(step.observation[r : r + 1], state[r : r + 1], step.action_features[r, legal],
+                                        width[r : r + 1], chosen, np.zeros(1, np.float32))  # fmt: skip
+                    self._link(collect, last, ids[r : r + 1], seat[r : r + 1], index)
+            for r in np.flatnonzero(live).tolist():
+                mirror = mirrors.get(int(ids[r]))
+                if mirror is not None:
+                    mirror.apply(int(actions[r]))
                     _play_forced(mirror)
             step = env.step(actions)
-            self._reward(collect, last, active, step.rewards * self.points_weight)
-            ended = np.flatnonzero(step.terminated & active)
+            self._reward(collect, last[ids], live, step.rewards * self.points_weight)
+            ended = np.flatnonzero(step.terminated & live)
             if ended.size:
-                for i in ended.tolist():  # the core's match rewards: +1 / -1, 0 to all on a shared win
-                    sides = match_rewards(self.rules, np.flatnonzero(step.winners[i]).tolist())
-                    outcome[i] = [sides[side] for side in side_of]
-                self._reward(collect, last, np.isin(out_rows, ended), outcome * self.win_weight)
-                active[ended] = False
+                for r in ended.tolist():  # the core's match rewards: +1 / -1, 0 to all on a shared win
+                    sides = match_rewards(self.rules, np.flatnonzero(step.winners[r]).tolist())
+                    outcome[ids[r]] = [sides[side] for side in side_of]
+                hit = np.zeros(ids.size, dtype=bool)
+                hit[ended] = True
+                self._reward(collect, last[ids], hit, outcome[ids] * self.win_weight)
+                active[ids[ended]] = False
         batch = collect.batch(env.observation_size, env.state_size, step.action_features.shape[2])
         return batch, [self._result(spec, outcome[i]) for i, spec in enumerate(specs)]
 
@@ -278,7 +288,7 @@ class RolloutWorker:
 
     @staticmethod
     def _reward(collect: _Collector, last: np.ndarray, tables: np.ndarray, reward: np.ndarray) -> None:
-        """Add each seat's reward to its latest decision, on the given tables (a boolean row mask)."""
+        """Add each seat's reward to its latest decision (``last``, per engine table), on the given tables (a mask)."""
         hit = (last >= 0) & tables[:, None] & (reward != 0)
         if hit.any():
             np.add.at(collect.reward, last[hit], reward[hit])
@@ -292,7 +302,7 @@ class RolloutWorker:
 
     @torch.no_grad()
     def _decide(self, rows, step, mask, width, net, learning, sample_seeds, counters, sample):
-        """The network's choices on tables ``rows``: actions, log-probabilities, the legal rows and the picks."""
+        """The network's actions, log-probabilities, legal rows and picks on tables ``rows`` (seeds, counters: theirs)."""
         w = width[rows]
         b, a = np.nonzero(mask[rows])  # row-major: each table's legal actions in id order
         legal_rows = step.action_features[rows[b], a]
@@ -307,7 +317,7 @@ class RolloutWorker:
         total = probs.sum(1)
         logp_all = logits - np.log(total)[:, None]
         if sample:
-            u = uniforms(sample_seeds[rows], counters[rows]) * total
+            u = uniforms(sample_seeds, counters) * total
             pick = np.minimum((np.cumsum(probs, axis=1) <= u[:, None]).sum(1), w - 1)
         else:
             pick = logits.argmax(1)

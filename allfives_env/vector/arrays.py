@@ -52,6 +52,14 @@ class RoundEnds(NamedTuple):
     target: np.ndarray  # a placement took its side to the target: the match is over
 
 
+#: The per-table arrays of :class:`Tables` (first axis: the table); everything else is derived from them.
+PER_TABLE = (
+    "hands", "hand_bits", "hand_count", "boneyard", "bone_pos", "played", "played_bits", "values", "keys",
+    "counts", "end_double", "arm_started", "spinner", "spinner_ends", "lead", "required_lead", "to_act",
+    "drawn", "lacks", "scores", "need", "round_index", "leader", "move_seat", "move_action", "move_count",
+)  # fmt: skip
+
+
 class Tables:
     """``num_envs`` tables of one rule set, every field an array with one row per table.
 
@@ -113,6 +121,13 @@ class Tables:
         self.scores_f = self.scores.reshape(-1)
         self.move_seat_f = self.move_seat.reshape(-1)
         self.move_action_f = self.move_action.reshape(-1)
+
+    def take(self, rows: np.ndarray) -> Tables:
+        """New tables holding copies of these tables' ``rows``, in that order."""
+        kept = Tables(self.rules, len(rows))
+        for name in PER_TABLE:
+            getattr(kept, name)[...] = getattr(self, name)[rows]
+        return kept
 
     # -- questions ------------------------------------------------------------------
 

@@ -168,6 +168,41 @@ class VectorEnv:
         self._rounds.flush()
         return self._outputs(rewards, terminated, final_scores, winners)
 
+    def keep(self, rows: Sequence[int] | np.ndarray) -> None:
+        """Keep only the tables ``rows`` (distinct, in the order given) and drop the others.
+
+        Table ``rows[j]`` goes on as table ``j``, exactly as it would have
+        (its restarts included); ``num_envs`` becomes ``len(rows)``. A loop
+        that plays a fixed set of episodes calls it as episodes end, so that
+        finished tables stop costing steps. The arrays of the last step are
+        the caller's to index with ``rows`` too.
+        """
+        if self._mask is None:
+            raise RuntimeError("call reset() before keep()")
+        array = np.asarray(rows)
+        if not (
+            array.ndim == 1
+            and array.size
+            and np.issubdtype(array.dtype, np.integer)
+            and not np.issubdtype(array.dtype, np.bool_)
+            and array.min() >= 0
+            and array.max() < self.num_envs
+            and len(np.unique(array)) == array.size
+        ):
+            raise ValueError(
+                f"rows={rows!r} is not allowed; allowed: distinct table indices in 0..{self.num_envs - 1}, at least one"
+            )
+        kept = array.astype(np.intp)
+        listed = kept.tolist()
+        self._tables = self._tables.take(kept)
+        self._rounds = self._rounds.take(listed, self._tables)
+        self._first_seeds = [self._first_seeds[row] for row in listed]
+        self._generators = [self._generators[row] for row in listed]
+        self._episodes = self._episodes[kept]
+        self._mask_full = self._mask_full[kept]
+        self._mask = self._mask_full[:, :NUM_ACTIONS]
+        self.num_envs = len(listed)
+
     def state(self) -> np.ndarray:
         """(num_envs, 302) int8: each table's global state vector, as ``raw_env().state()``."""
         if self._mask is None:

@@ -56,6 +56,16 @@ class Rounds:
         self.pending_indices: list[int] = []
         self.pending_previous: list[RoundResult | None] = []
 
+    def take(self, rows: list[int], tables: Tables) -> Rounds:
+        """The bookkeeping of these tables' ``rows``, in that order, over ``tables`` (their :meth:`Tables.take`)."""
+        if self.pending_rows:
+            raise RuntimeError("rounds are waiting to be dealt; flush() first")
+        kept = Rounds(self.rules, tables, self.single_round, self.keep_logs)
+        kept.seeds = [self.seeds[row] for row in rows]
+        kept.deals = [self.deals[row] for row in rows]
+        kept.logs = [self.logs[row] for row in rows]
+        return kept
+
     # -- starting ---------------------------------------------------------------------------
 
     def start_matches(self, rows: list[int], seeds: list[int]) -> None:
