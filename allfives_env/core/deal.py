@@ -10,7 +10,10 @@ neutral lot), and a given deal (a record, a fixed reset) is checked against it.
 from __future__ import annotations
 
 import random
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
+from hashlib import sha512
 
 from .rules import Rules
 from .scoring import RoundResult
@@ -90,24 +93,70 @@ def _shuffle(rng: random.Random, tiles: list[int]) -> None:
         tiles[i], tiles[j] = tiles[j], tiles[i]
 
 
+#: (position, bits) per swap of the shuffle, in the order the swaps are made.
+_SWAPS = tuple((i, _SHUFFLE_BITS[i]) for i in range(NUM_TILES - 1, 0, -1))
+_LOCAL = threading.local()  # one generator per thread, reseeded for every deal
+
+
+def _generator() -> random.Random:
+    try:
+        return _LOCAL.generator
+    except AttributeError:
+        _LOCAL.generator = random.Random()
+        return _LOCAL.generator
+
+
+def _key(seed: int, round_index: int) -> int:
+    """What ``random.Random(f"allfives/{seed}/{round_index}")`` seeds itself with.
+
+    A text seed becomes the integer of its bytes followed by their SHA-512
+    (the generator's documented version-2 seeding); reseeding one generator
+    with that integer costs half of building a new one, which seeds twice.
+    """
+    text = f"allfives/{seed}/{round_index}".encode()
+    return int.from_bytes(text + sha512(text).digest(), "big")
+
+
 def seeded_deal(rules: Rules, seed: int, round_index: int, previous: RoundResult | None) -> Deal:
     """Shuffle and lot from a generator keyed by (seed, round) alone."""
-    rng = random.Random(f"allfives/{seed}/{round_index}")
+    return seeded_deals(rules, (seed,), (round_index,), (previous,))[0]
+
+
+def seeded_deals(
+    rules: Rules, seeds: Sequence[int], round_indices: Sequence[int], previous: Sequence[RoundResult | None]
+) -> list[Deal]:
+    """``seeded_deal`` of each (seed, round index, previous result): the same deals, made in one loop.
+
+    Callers that deal many tables at once (the batched engine) pay the
+    per-call set-up once; the shuffle is :func:`_shuffle` written inline.
+    """
     n, size = rules.num_players, rules.hand_size
-    tiles = list(range(NUM_TILES))
-    if rules.opening == "descending":
-        opener = rng.randrange(n)
-        double = descending_double(round_index)
-        tiles.remove(double)
-        _shuffle(rng, tiles)
-        tiles.insert(opener * size, double)
-    else:
-        _shuffle(rng, tiles)
-    hands = tuple(tuple(tiles[s * size : (s + 1) * size]) for s in range(n))
-    boneyard = tuple(tiles[n * size :])
-    lot = rng.random()
-    leaders, _ = allowed_leaders(rules, round_index, hands, previous)
-    return Deal(hands, boneyard, leaders[int(lot * len(leaders))])
+    bounds = tuple((s * size, (s + 1) * size) for s in range(n))
+    dealt = n * size
+    descending = rules.opening == "descending"
+    rng = _generator()
+    getrandbits, lot = rng.getrandbits, rng.random
+    deals = []
+    for seed, round_index, prev in zip(seeds, round_indices, previous, strict=True):
+        rng.seed(_key(seed, round_index))
+        tiles = list(range(NUM_TILES))
+        if descending:
+            opener = rng.randrange(n)
+            double = descending_double(round_index)
+            tiles.remove(double)
+            _shuffle(rng, tiles)
+            tiles.insert(opener * size, double)
+        else:
+            for i, bits in _SWAPS:
+                j = getrandbits(bits)
+                while j > i:
+                    j = getrandbits(bits)
+                tiles[i], tiles[j] = tiles[j], tiles[i]
+        hands = tuple([tuple(tiles[lo:hi]) for lo, hi in bounds])
+        draw = lot()
+        leaders, _ = allowed_leaders(rules, round_index, hands, prev)
+        deals.append(Deal(hands, tuple(tiles[dealt:]), leaders[int(draw * len(leaders))]))
+    return deals
 
 
 def check_deal(rules: Rules, deal: Deal, round_index: int, previous: RoundResult | None) -> None:

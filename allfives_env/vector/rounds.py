@@ -15,7 +15,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..core.deal import Deal, allowed_leaders, seeded_deal
+from ..core.deal import Deal, allowed_leaders, seeded_deals
 from ..core.rules import Rules
 from ..core.scoring import RoundResult, block_award, domino_award
 from .arrays import RoundEnds, Tables
@@ -89,12 +89,13 @@ class Rounds:
         """Deal round ``indices[i]`` on table ``rows[i]`` after the round that ended with ``previous[i]``."""
         rules = self.rules
         seeds, deals = self.seeds, self.deals
-        dealt, required = [], []
-        for row, index, prev in zip(rows, indices, previous, strict=True):
-            deal = seeded_deal(rules, seeds[row], index, prev)
-            required.append(allowed_leaders(rules, index, deal.hands, prev)[1])
+        dealt = seeded_deals(rules, [seeds[row] for row in rows], indices, previous)
+        required = [
+            allowed_leaders(rules, index, deal.hands, prev)[1]
+            for deal, index, prev in zip(dealt, indices, previous, strict=True)
+        ]
+        for row, deal in zip(rows, dealt, strict=True):
             deals[row] = deal
-            dealt.append(deal)
         count = len(rows)
         self.tables.start_rounds(
             np.array(rows, dtype=np.intp),
