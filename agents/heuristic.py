@@ -27,7 +27,7 @@ from __future__ import annotations
 from allfives_env.core import DRAW, PIPS, SeatView
 from allfives_env.core.layout import Layout
 from allfives_env.core.scoring import POINTS_FOR_TOTAL, placement_points
-from allfives_env.core.tiles import IS_DOUBLE, OTHER_HALF, SUIT_MASK, TILES, mask_to_tiles
+from allfives_env.core.tiles import END_COUNT, IS_DOUBLE, SUIT_MASK, TILES, mask_to_tiles
 
 from .base import Agent
 
@@ -78,21 +78,28 @@ def candidate_pools(view: SeatView) -> list[tuple[int, float]]:
     return pools
 
 
+#: Per value: (tile, its bit, what it adds to the end total) for the seven tiles showing that value.
+_SUIT_TILES = tuple(tuple((t, 1 << t, END_COUNT[t][v]) for t in mask_to_tiles(SUIT_MASK[v])) for v in range(7))
+
+
 def best_reply(layout: Layout, tiles: int, score: float, target: float) -> list[float]:
-    """The best value each tile in ``tiles`` could score on ``layout`` (target reached = WIN), positives only."""
-    values = layout.values
-    open_slots = [slot for slot in range(4) if values[slot] >= 0]
-    found = []
-    for tile in mask_to_tiles(tiles):
-        best = 0.0
-        for slot in open_slots:
-            if OTHER_HALF[tile][values[slot]] >= 0:
-                points = POINTS_FOR_TOTAL[layout.end_total_after(tile, slot)]
-                if points > best:
-                    best = points
-        if best:
-            found.append(best + WIN if score + best >= target else best)
-    return found
+    """The best value each tile in ``tiles`` could score on ``layout`` (target reached = WIN), positives only.
+
+    Slot by slot, only the tiles showing the slot's value are tried, on the
+    total the other ends leave (the core's ``covered_total``): this runs for
+    every candidate of every decision.
+    """
+    best: dict[int, int] = {}
+    for slot, value in enumerate(layout.values):
+        if value < 0 or not tiles & SUIT_MASK[value]:
+            continue
+        covered = layout.covered_total(slot)
+        for tile, bit, count in _SUIT_TILES[value]:
+            if tiles & bit:
+                points = POINTS_FOR_TOTAL[covered + count]
+                if points > best.get(tile, 0):
+                    best[tile] = points
+    return [points + WIN if score + points >= target else points for points in best.values()]
 
 
 def expected_best(values: list[float], p: float) -> float:

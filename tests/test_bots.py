@@ -297,3 +297,25 @@ def test_a_state_built_from_the_leaders_view_keeps_the_lead_requirement(rules, o
         assert rebuilt.legal_actions() == state.legal_actions()
         state.apply(leader.legal[0])
         assert state.view(state.to_act).required_lead == -1  # once led, nothing is required
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 60), st.integers(0, 2**28 - 1), st.sampled_from([0, 120, 245]))
+def test_heuristic_best_reply_is_the_best_placement_of_each_tile(seed, moves, tiles, score):
+    """The heuristic's fast reply table against its definition: every tile tried at every end it fits."""
+    from agents.heuristic import WIN, best_reply
+    from allfives_env.core.scoring import POINTS_FOR_TOTAL
+
+    state = State(make_rules("pagat", 2), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.finished or state.layout.empty and moves % 2:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    layout = state.layout
+    expected = []
+    for tile in mask_to_tiles(tiles):
+        best = max((POINTS_FOR_TOTAL[layout.end_total_after(tile, s)] for s in layout.fits(tile)), default=0)
+        if best and not layout.empty:
+            expected.append(best + WIN if score + best >= 250 else best)
+    assert sorted(best_reply(layout, tiles, score, 250)) == sorted(expected)
