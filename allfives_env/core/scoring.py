@@ -73,10 +73,11 @@ def side_pips(rules: Rules, seat_pips: list[int]) -> list[int]:
 
 def domino_award(rules: Rules, seat: int, seat_pips: list[int]) -> RoundResult:
     """The seat placed its last tile: its side takes the opponents' pips, rounded once."""
-    side = rules.side_of[seat]
-    opponents = sum(p for s, p in enumerate(seat_pips) if rules.side_of[s] != side)
-    award = round_to_five(opponents)
-    return RoundResult("domino", side, award, _gain(rules, {side: award}), domino_seat=seat, seat_pips=tuple(seat_pips))
+    side_of = rules.side_of
+    side = side_of[seat]
+    award = round_to_five(sum([p for s, p in zip(side_of, seat_pips, strict=True) if s != side]))
+    gains = tuple([award if s == side else 0 for s in range(rules.num_sides)])
+    return RoundResult("domino", side, award, gains, domino_seat=seat, seat_pips=tuple(seat_pips))
 
 
 def block_award(rules: Rules, seat_pips: list[int]) -> RoundResult:

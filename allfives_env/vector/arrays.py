@@ -40,7 +40,13 @@ _PLAYABLE_FLAT = PLAYABLE.ravel()  # [key * 28 + tile]
 
 def to_target(target: float, scores: np.ndarray) -> np.ndarray:
     """Points still needed in units of 2.5, rounded up and clipped to 0..127 exactly as the views do."""
-    return np.clip(np.floor((target - scores) / 2.5 + 0.999), 0, 127).astype(np.int8)
+    need = target - scores
+    need /= 2.5
+    need += 0.999
+    np.floor(need, out=need)
+    np.maximum(need, 0, out=need)
+    np.minimum(need, 127, out=need)
+    return need.astype(np.int8)
 
 
 class RoundEnds(NamedTuple):
@@ -99,7 +105,7 @@ class Tables:
         self.drawn = np.full(b, -1, dtype=np.intp)
         self.lacks = np.zeros((b, n), dtype=np.intp)  # bit v: the seat is known to hold no tile of value v
         self.scores = np.zeros((b, rules.num_sides), dtype=np.float64)
-        self.need = np.zeros((b, rules.num_sides), dtype=np.int8)  # the observation's to_target, kept with scores
+        self.need = np.zeros((b, rules.num_sides), dtype=np.int8)  # the observation's to_target: refresh_need()
         self.round_index = np.zeros(b, dtype=np.intp)
         self.leader = np.zeros(b, dtype=np.intp)
         self.move_seat = np.zeros((b, HISTORY_LENGTH), dtype=np.intp)
@@ -115,6 +121,9 @@ class Tables:
         self.values_f = self.values.reshape(-1)
         self.counts_f = self.counts.reshape(-1)
         self.count_words = self.counts.view(np.uint32).reshape(b)  # the four counts of a table as one word
+        self.value_words = self.values.view(np.uint32).reshape(b)  # likewise the values, end_double, arm_started
+        self.end_double_words = self.end_double.view(np.uint32).reshape(b)
+        self.arm_started_words = self.arm_started.view(np.uint32).reshape(b)
         self.end_double_f = self.end_double.reshape(-1)
         self.arm_started_f = self.arm_started.reshape(-1)
         self.lacks_f = self.lacks.reshape(-1)
@@ -131,9 +140,13 @@ class Tables:
 
     # -- questions ------------------------------------------------------------------
 
-    def refresh_need(self, rows: np.ndarray | list[int]) -> None:
-        """Recompute the to_target bytes of these tables after their scores changed."""
-        self.need[rows] = to_target(self.rules.target, self.scores[rows])
+    def refresh_need(self) -> None:
+        """Recompute every table's to_target bytes from the scores.
+
+        Called once before the observations are encoded, not at each score
+        change: one pass over all tables costs less than two fancy-indexed ones.
+        """
+        self.need[...] = to_target(self.rules.target, self.scores)
 
     def end_totals(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The end total of each (listed) table: the four count bytes of its word summed by one multiply."""
@@ -253,7 +266,6 @@ class Tables:
             at = r * self.num_sides + self.side_of.take(seats[scoring])
             now = self.scores_f.take(at) + totals[scoring]
             self.scores_f[at] = now
-            self.refresh_need(r)
             reached = now >= self.rules.target
             if reached.any():
                 target = r[reached]
@@ -358,20 +370,20 @@ class Tables:
         """Lay out new deals: ``hands`` (rows, n, hand size) and ``boneyards`` (rows, boneyard size) as tile ids."""
         n = self.num_players
         self.hands[rows] = 0
-        seat_rows = rows[:, None, None] * n + np.arange(n)[None, :, None]
-        self.hands_f[(seat_rows * NUM_TILES + hands).ravel()] = 1
-        self.hand_bits[rows] = np.bitwise_or.reduce(np.int64(1) << hands, axis=2)
-        self.hand_count[rows] = hands.shape[2]
+        seat_rows = (rows[:, None] * n + np.arange(n)).ravel()  # flat (table, seat) indices
+        self.hands_f[(seat_rows[:, None] * NUM_TILES + hands.reshape(len(seat_rows), -1)).ravel()] = 1
+        self.hand_bits_f[seat_rows] = np.bitwise_or.reduce(np.int64(1) << hands, axis=2).ravel()
+        self.hand_count_f[seat_rows] = hands.shape[2]
         if self.bone_size:
             self.boneyard[rows] = boneyards
         self.bone_pos[rows] = 0
         self.played[rows] = 0
         self.played_bits[rows] = 0
-        self.values[rows] = -1
+        self.value_words[rows] = 0xFFFFFFFF  # four -1 bytes: every end closed
         self.keys[rows] = 0
-        self.counts[rows] = 0
-        self.end_double[rows] = 0
-        self.arm_started[rows] = 0
+        self.count_words[rows] = 0
+        self.end_double_words[rows] = 0
+        self.arm_started_words[rows] = 0
         self.spinner[rows] = -1
         self.spinner_ends[rows] = 0
         self.lead[rows] = -1
@@ -379,6 +391,6 @@ class Tables:
         self.to_act[rows] = leaders
         self.leader[rows] = leaders
         self.drawn[rows] = -1
-        self.lacks[rows] = 0
+        self.lacks_f[seat_rows] = 0
         self.round_index[rows] = round_index
         self.move_count[rows] = 0

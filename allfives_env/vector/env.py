@@ -295,6 +295,7 @@ class VectorEnv:
 
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables
+        t.refresh_need()
         self._mask_full = t.legal_mask()  # kept to check the next actions; the caller gets a copy
         self._mask = self._mask_full[:, :NUM_ACTIONS]
         mask = np.ascontiguousarray(self._mask)

@@ -74,7 +74,6 @@ class Rounds:
             self.seeds[row] = seed
             self.logs[row] = MatchLog(seed)
         self.tables.scores[rows] = 0
-        self.tables.refresh_need(rows)
         self.pending_rows += rows
         self.pending_indices += [0] * len(rows)
         self.pending_previous += [None] * len(rows)
@@ -132,9 +131,8 @@ class Rounds:
         pips = tables.seat_pips(ended).tolist()
         results = [domino_award(rules, seat, p) for seat, p in zip(ends.domino_seat.tolist(), pips, strict=False)]
         results += [block_award(rules, p) for p in pips[len(ends.domino) :]]
-        scores = tables.scores[ended] + np.array([result.gains for result in results], dtype=np.float64)
+        scores = tables.scores.take(ended, axis=0) + np.array([result.gains for result in results], dtype=np.float64)
         tables.scores[ended] = scores
-        tables.refresh_need(ended)
         if self.keep_logs:
             for row in ended.tolist():
                 self._log_round(row)
