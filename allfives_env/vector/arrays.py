@@ -17,19 +17,21 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.rules import Rules
-from ..core.tiles import DRAW, NUM_SLOTS, NUM_TILES, PASS
+from ..core.tiles import DRAW, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, PASS
 from ..views.observation import HISTORY_LENGTH
 from .tables import (
     DOUBLE,
     FIT_WORDS,
     HIGH,
     KEY_SHIFT,
+    LEAD_KEY,
     LOW,
     OPEN_BITS,
     OTHER,
     PLAYABLE,
     PLAYABLE_BITS,
     SPREAD,
+    TILE_ONE_HOT,
     TILE_PIPS,
 )
 
@@ -177,31 +179,25 @@ class Tables:
         return cand
 
     def legal_mask(self, rows: np.ndarray | None = None) -> np.ndarray:
-        """(tables, 116) int8: columns 0..113 are the legal actions (the placements that fit, else DRAW
-        while the boneyard lasts, else PASS); the last two columns are spare bytes of the buffer.
+        """(tables, 114) int8: the legal actions: the placements that fit, else DRAW while the boneyard lasts,
+        else PASS.
         """
         seat_rows, drawn, lead, required, keys, bone_pos = self._acting(rows)
         cand = self.hand_rows.take(seat_rows, axis=0)
         bits = self.hand_bits_f.take(seat_rows)
-        special = np.flatnonzero((drawn >= 0) | ((lead < 0) & (required >= 0)))
+        leading = lead < 0
+        forced = np.where(leading, required, drawn)  # no tile is drawn before the lead
+        special = np.flatnonzero(forced >= 0)
         if special.size:  # one candidate: the drawn tile, or the double the lead must be
-            tile = np.where(drawn[special] >= 0, drawn[special], required[special])
-            cand[special] = 0
-            cand[special, tile] = 1
+            tile = forced[special]
+            cand[special] = TILE_ONE_HOT.take(tile + 1, axis=0)
             bits[special] = 1 << tile
-        b = len(cand)
-        spread = cand.astype(np.uint32)
-        spread *= SPREAD
-        buffer = np.empty((b, NUM_TILES + 1), dtype=np.uint32)  # 116 bytes a row: the 114 actions and 2 spare
-        words = buffer[:, :NUM_TILES]
-        FIT_WORDS.take(keys, axis=0, out=words)
-        words &= spread
-        mask = buffer.view(np.int8)
+        keys = np.where(leading, LEAD_KEY, keys)  # an empty layout: any candidate leads, at slot W
+        words = FIT_WORDS.take(keys, axis=0)  # contiguous, so the gather and the product run as flat loops
+        words *= cand.astype(np.uint32)  # a 0/1 candidate keeps or clears its tile's four slot bytes
         stuck = (bits & PLAYABLE_BITS.take(keys)) == 0
-        leads = np.flatnonzero(lead < 0)
-        if leads.size:  # an empty layout: any candidate leads, at slot W
-            mask[leads, :DRAW:NUM_SLOTS] = cand[leads]
-            stuck[leads] = False
+        mask = np.empty((len(words), NUM_ACTIONS), dtype=np.int8)
+        mask[:, :DRAW] = words.view(np.int8)
         left = bone_pos < self.bone_size
         mask[:, DRAW] = stuck & left
         mask[:, PASS] = stuck & ~left

@@ -110,8 +110,7 @@ class VectorEnv:
         self._first_seeds: list[int] = []
         self._generators: list[np.random.Generator | None] = []
         self._episodes = np.zeros(self.num_envs, dtype=np.int64)
-        self._mask: np.ndarray | None = None
-        self._mask_full: np.ndarray | None = None
+        self._mask: np.ndarray | None = None  # the legal actions of the last outputs, to check the next step's
         side_of = np.array(self.game_rules.side_of)
         self._win_rewards = [np.where(side_of == side, 1.0, -1.0) for side in range(self.game_rules.num_sides)]
 
@@ -199,8 +198,7 @@ class VectorEnv:
         self._first_seeds = [self._first_seeds[row] for row in listed]
         self._generators = [self._generators[row] for row in listed]
         self._episodes = self._episodes[kept]
-        self._mask_full = self._mask_full[kept]
-        self._mask = self._mask_full[:, :NUM_ACTIONS]
+        self._mask = self._mask[kept]
         self.num_envs = len(listed)
 
     def state(self) -> np.ndarray:
@@ -244,10 +242,12 @@ class VectorEnv:
                 f"actions must be {self.num_envs} integers, one per table; got shape {array.shape}, dtype {array.dtype}"
             )
         array = array.astype(np.intp)
-        inside = (array >= 0) & (array < NUM_ACTIONS)
-        full = self._mask_full  # one flat read of the legal-action rows
-        legal = full.reshape(-1).take(self._tables.rows * full.shape[1] + np.where(inside, array, 0)) == 1
-        legal &= inside
+        inside = array.view(np.uintp) < NUM_ACTIONS  # a negative action reads as a huge one
+        if inside.all():  # one flat read of the legal-action rows
+            legal = self._mask.reshape(-1).take(self._tables.rows * NUM_ACTIONS + array) == 1
+        else:
+            legal = self._mask.reshape(-1).take(self._tables.rows * NUM_ACTIONS + np.where(inside, array, 0)) == 1
+            legal &= inside
         if not legal.all():
             bad = np.flatnonzero(~legal)
             shown = "; ".join(
@@ -296,9 +296,8 @@ class VectorEnv:
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables
         t.refresh_need()
-        self._mask_full = t.legal_mask()  # kept to check the next actions; the caller gets a copy
-        self._mask = self._mask_full[:, :NUM_ACTIONS]
-        mask = np.ascontiguousarray(self._mask)
+        self._mask = t.legal_mask()  # kept to check the next actions; the caller gets a copy
+        mask = self._mask.copy()
         features = action_features(t, mask) if self.action_features else None
         return VectorStep(
             t.to_act.copy(),

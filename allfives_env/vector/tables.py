@@ -35,13 +35,18 @@ _has = np.zeros((NUM_TILES, NUM_VALUES + 1), dtype=bool)  # [tile, value + 1]
 _has[:, 1:] = OTHER >= 0
 #: FIT[key, tile, slot]: 1 if the tile can be placed at that slot (a placement's action id is tile * 4 + slot).
 FIT = np.ascontiguousarray(_has[:, KEY_VALUES + 1].transpose(1, 0, 2)).astype(np.int8)
+#: LEAD_KEY: one row past the end keys in FIT_WORDS and PLAYABLE_BITS, for an empty layout, where
+#: every tile fits and a lead is placed at slot W (the lead's layout has key 0, every end closed).
+LEAD_KEY = NUM_KEYS
+_LEAD_FIT = np.zeros((1, NUM_TILES, NUM_SLOTS), dtype=np.int8)
+_LEAD_FIT[:, :, 0] = 1
 #: FIT_WORDS[key, tile]: FIT's four slot bytes of one tile read as one uint32, so a whole
-#: placement mask is one gather and one AND with the candidate tiles spread over four bytes.
-FIT_WORDS = FIT.view(np.uint32).reshape(NUM_KEYS, NUM_TILES)
-SPREAD = np.uint32(0x01010101)  # times a 0/1 value: that value in each of the four bytes
+#: placement mask is one gather times the 0/1 candidate tiles.
+FIT_WORDS = np.concatenate([FIT, _LEAD_FIT]).view(np.uint32).reshape(NUM_KEYS + 1, NUM_TILES)
+SPREAD = np.uint32(0x01010101)  # times a word of four bytes: their sum in the top byte
 #: PLAYABLE[key, tile]: 1 if the tile fits some open end; PLAYABLE_BITS[key]: the same as a 28-bit mask.
 PLAYABLE = FIT.max(axis=2)
-PLAYABLE_BITS = (PLAYABLE.astype(np.int64) << np.arange(NUM_TILES)).sum(axis=1)
+PLAYABLE_BITS = np.append((PLAYABLE.astype(np.int64) << np.arange(NUM_TILES)).sum(axis=1), (1 << NUM_TILES) - 1)
 #: KEY_SHIFT[slot]: where a slot's value + 1 sits in the end key.
 KEY_SHIFT = np.array([3 * (NUM_SLOTS - 1 - slot) for slot in range(NUM_SLOTS)], dtype=np.intp)
 #: OPEN_BITS[key]: bit v set when some open end shows value v.
