@@ -17,6 +17,7 @@ from ..core.tiles import NUM_ACTIONS, NUM_TILES, NUM_VALUES
 from ..views.observation import HISTORY_LENGTH, HISTORY_WIDTH, MAX_SEATS, OBSERVATION_SIZE, OFFSETS
 from ..views.state_vector import STATE_OFFSETS, STATE_SIZE
 from .arrays import Tables
+from .blocks import put_block
 from .tables import BITS7, DRAWN, HISTORY_PAD, HISTORY_ROWS, OPEN_VALUES, SEAT_ONE_HOT, SPINNER, TILE_ONE_HOT
 
 
@@ -53,11 +54,11 @@ class Encoder:
     def layout(self, t: Tables, out: np.ndarray, at: int) -> None:
         """end_open .. end_total (51 bytes) into ``out[:, at:]``."""
         o = at
-        out[:, o : o + 32] = OPEN_VALUES.take(t.keys, axis=0)
-        out[:, o + 32 : o + 36] = t.counts
-        out[:, o + 36 : o + 40] = t.end_double
-        out[:, o + 40 : o + 42] = t.arm_started[:, 2:]
-        out[:, o + 42 : o + 50] = SPINNER.take(t.spinner + 1, axis=0)
+        put_block(out, o, OPEN_VALUES.take(t.keys, axis=0))
+        put_block(out, o + 32, t.counts)
+        put_block(out, o + 36, t.end_double)
+        out[:, o + 40 : o + 42].view(np.uint16)[:, 0] = t.arm_started.view(np.uint16)[:, 1]  # slots 2 and 3
+        put_block(out, o + 42, SPINNER.take(t.spinner + 1, axis=0))
         out[:, o + 50] = t.end_totals()
 
     def observation(self, t: Tables, history: bool) -> np.ndarray:
@@ -65,25 +66,20 @@ class Encoder:
         b, n, sides = t.num_envs, self.n, self.sides
         me = t.to_act
         out = (self.templates if history else self.template).take(me, axis=0)  # constants and zero pads
-        out[:, 0:NUM_TILES] = t.hand_rows.take(t.seat_base + me, axis=0)
-        out[:, NUM_TILES : 2 * NUM_TILES] = t.played
+        put_block(out, 0, t.hand_rows.take(t.seat_base + me, axis=0))
+        put_block(out, NUM_TILES, t.played)
         seats = self.seat_order.take(me, axis=0)
         seats += t.seat_base[:, None]  # flat (table, seat) indices in the observer's order
-        o = OFFSETS["hand_counts"]
-        out[:, o : o + n] = t.hand_count_f.take(seats)
+        put_block(out, OFFSETS["hand_counts"], t.hand_count_f.take(seats))
         out[:, OFFSETS["boneyard"]] = t.bone_size - t.bone_pos
         self.layout(t, out, OFFSETS["end_open"])
-        o = OFFSETS["lacks"]
-        out[:, o : o + NUM_VALUES * n] = BITS7.take(t.lacks_f.take(seats), axis=0).reshape(b, NUM_VALUES * n)
-        o = OFFSETS["to_target"]
+        put_block(out, OFFSETS["lacks"], BITS7.take(t.lacks_f.take(seats), axis=0).reshape(b, NUM_VALUES * n))
         sides_at = self.side_order.take(me, axis=0)
         sides_at += (t.rows * sides)[:, None]
-        out[:, o : o + sides] = t.need.reshape(-1).take(sides_at)
+        put_block(out, OFFSETS["to_target"], t.need.reshape(-1).take(sides_at))
         out[:, OFFSETS["round"]] = np.minimum(t.round_index, 127)
-        o = OFFSETS["must_place_drawn"]
-        out[:, o : o + 1 + NUM_TILES] = DRAWN.take(t.drawn + 1, axis=0)
-        o = OFFSETS["leader"]
-        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT.take(self.rel_flat.take(me * n + t.leader), axis=0)
+        put_block(out, OFFSETS["must_place_drawn"], DRAWN.take(t.drawn + 1, axis=0))
+        put_block(out, OFFSETS["leader"], SEAT_ONE_HOT.take(self.rel_flat.take(me * n + t.leader), axis=0))
         if history:
             out[:, OBSERVATION_SIZE:] = self.history(t).reshape(b, HISTORY_LENGTH * HISTORY_WIDTH)
         return out
