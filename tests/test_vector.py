@@ -24,7 +24,7 @@ import pytest
 
 from allfives_env.aec_env import raw_env
 from allfives_env.core.record import replay
-from allfives_env.vector import VectorEnv
+from allfives_env.vector import VectorEnv, rounds
 
 DECISIONS = int(os.environ.get("ALLFIVES_VECTOR_DECISIONS", "10000"))
 NUM_ENVS = 32
@@ -130,6 +130,13 @@ def drive(config: dict, opts: dict, decisions: int, seed: int, num_envs: int = N
 @pytest.mark.parametrize(("config", "opts"), CASES, ids=IDS)
 def test_same_game_as_raw_env(config, opts):
     drive(config, opts, DECISIONS, seed=1000 * CASES.index((config, opts)))
+
+
+def test_hand_awards_asked_again_each_time_change_nothing(monkeypatch):
+    """The engine keeps the core's hand awards by situation; a store emptied before every award plays the same."""
+    monkeypatch.setattr(rounds, "AWARDS_KEPT", 1)
+    env = drive(RULE_CONFIGS[5], options(5), 3000, seed=77)
+    assert len(env._rounds.awards) == 1
 
 
 def test_records_replay_to_the_same_scores(tmp_path):

@@ -20,6 +20,9 @@ from ..core.rules import Rules
 from ..core.scoring import RoundResult, block_award, domino_award
 from .arrays import RoundEnds, Tables
 
+#: At most this many awards are kept (a few megabytes); past it the store starts again.
+AWARDS_KEPT = 50_000
+
 
 @dataclass
 class MatchLog:
@@ -55,6 +58,9 @@ class Rounds:
         self.pending_rows: list[int] = []
         self.pending_indices: list[int] = []
         self.pending_previous: list[RoundResult | None] = []
+        # The core's hand awards by (domino seat, or -1 for a block, then each seat's pips): an award depends on
+        # nothing else, and rounds end the same way again and again, so each is asked of the core once.
+        self.awards: dict[tuple[int, ...], RoundResult] = {}
 
     def take(self, rows: list[int], tables: Tables) -> Rounds:
         """The bookkeeping of these tables' ``rows``, in that order, over ``tables`` (their :meth:`Tables.take`)."""
@@ -129,8 +135,10 @@ class Rounds:
         if not ended.size:
             return
         pips = tables.seat_pips(ended).tolist()
-        results = [domino_award(rules, seat, p) for seat, p in zip(ends.domino_seat.tolist(), pips, strict=False)]
-        results += [block_award(rules, p) for p in pips[len(ends.domino) :]]
+        seats = ends.domino_seat.tolist() + [-1] * len(ends.block)
+        awards = self.awards
+        keys = [(seat, *p) for seat, p in zip(seats, pips, strict=True)]
+        results = [awards.get(key) or self._award(key) for key in keys]
         scores = tables.scores.take(ended, axis=0) + np.array([result.gains for result in results], dtype=np.float64)
         tables.scores[ended] = scores
         if self.keep_logs:
@@ -152,6 +160,15 @@ class Rounds:
             self.pending_rows += rows.tolist()
             self.pending_indices += (tables.round_index[rows] + 1).tolist()
             self.pending_previous += [results[i] for i in going.tolist()]
+
+    def _award(self, key: tuple[int, ...]) -> RoundResult:
+        """The core's award for ``key`` (see ``awards``), kept for the next time."""
+        if len(self.awards) >= AWARDS_KEPT:
+            self.awards.clear()
+        seat, pips = key[0], list(key[1:])
+        result = domino_award(self.rules, seat, pips) if seat >= 0 else block_award(self.rules, pips)
+        self.awards[key] = result
+        return result
 
     def _log_round(self, row: int) -> None:
         if self.keep_logs:
