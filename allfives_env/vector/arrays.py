@@ -19,6 +19,7 @@ import numpy as np
 from ..core.rules import Rules
 from ..core.tiles import DRAW, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, PASS
 from ..views.observation import HISTORY_LENGTH
+from .blocks import put_block
 from .tables import (
     DOUBLE,
     FIT_WORDS,
@@ -30,6 +31,7 @@ from .tables import (
     OTHER,
     PLAYABLE,
     PLAYABLE_BITS,
+    POINTS,
     SPREAD,
     TILE_ONE_HOT,
     TILE_PIPS,
@@ -197,7 +199,7 @@ class Tables:
         words *= cand.astype(np.uint32)  # a 0/1 candidate keeps or clears its tile's four slot bytes
         stuck = (bits & PLAYABLE_BITS.take(keys)) == 0
         mask = np.empty((len(words), NUM_ACTIONS), dtype=np.int8)
-        mask[:, :DRAW] = words.view(np.int8)
+        put_block(mask, 0, words.view(np.int8))
         left = bone_pos < self.bone_size
         mask[:, DRAW] = stuck & left
         mask[:, PASS] = stuck & ~left
@@ -237,14 +239,15 @@ class Tables:
     def _place(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> RoundEnds:
         tiles = actions >> 2
         slots = actions & 3
+        bit = 1 << tiles
         seat_rows = rows * self.num_players + seats
         self.hands_f[seat_rows * NUM_TILES + tiles] = 0
-        self.hand_bits_f[seat_rows] = self.hand_bits_f.take(seat_rows) & ~(1 << tiles)
+        self.hand_bits_f[seat_rows] = self.hand_bits_f.take(seat_rows) ^ bit  # the placed tile was held
         left = self.hand_count_f.take(seat_rows) - 1
         self.hand_count_f[seat_rows] = left
         self.drawn[rows] = -1
         self.played_f[rows * NUM_TILES + tiles] = 1
-        self.played_bits[rows] = self.played_bits.take(rows) | (1 << tiles)
+        self.played_bits[rows] = self.played_bits.take(rows) | bit
         leading = self.lead.take(rows) < 0
         if leading.any():
             self._place_lead(rows[leading], tiles[leading])
@@ -253,14 +256,14 @@ class Tables:
         else:
             self._place_end(rows, tiles, slots)
 
-        totals = self.end_totals(rows)
-        scoring = np.flatnonzero((totals % 5 == 0) & (totals > 0))
+        points = POINTS.take(self.end_totals(rows))
+        scoring = np.flatnonzero(points)
         going = np.ones(len(rows), dtype=bool)  # the tables whose round goes on
         target = _EMPTY
         if scoring.size:
             r = rows[scoring]
             at = r * self.num_sides + self.side_of.take(seats[scoring])
-            now = self.scores_f.take(at) + totals[scoring]
+            now = self.scores_f.take(at) + points[scoring]
             self.scores_f[at] = now
             reached = now >= self.rules.target
             if reached.any():
@@ -274,8 +277,7 @@ class Tables:
         if dry.size:
             blocked = dry[self._blocked(rows[dry])]
             block = rows[blocked]
-            going[blocked] = False
-        self.to_act[rows[going]] = self.next_seat.take(seats[going])
+        self.to_act[rows] = self.next_seat.take(seats)  # a table whose round ended is dealt again first
         return RoundEnds(domino, domino_seat, block, target)
 
     def _place_lead(self, rows: np.ndarray, tiles: np.ndarray) -> None:
@@ -297,23 +299,24 @@ class Tables:
         outer = _OTHER_FLAT.take(tiles * 7 + values)
         ends = self.spinner_ends.take(rows)
         bit = 1 << slots
-        hit = (ends & bit) != 0
-        ends ^= bit * hit
         spinner = self.spinner.take(rows)
-        if hit.any():
-            half = np.flatnonzero(hit & (ends != 0))  # a led spinner keeps one line side: a terminal double
+        hit = np.flatnonzero(ends & bit)  # placed on a line side of a led spinner
+        if hit.size:
+            ends[hit] ^= bit[hit]
+            still = ends[hit] != 0
+            half = hit[still]  # a led spinner keeps one line side: a terminal double
             if half.size:
                 other = rows[half] * NUM_SLOTS + (ends[half] >> 1)
                 self.counts_f[other] = 2 * spinner[half]
                 self.end_double_f[other] = 1
-            both = np.flatnonzero(hit & (ends == 0))  # both line sides covered: the branches open
+            both = hit[~still]  # both line sides covered: the branches open
             if both.size:
                 r, v = rows[both], spinner[both]
                 self.values_f[r * NUM_SLOTS + 2] = v
                 self.values_f[r * NUM_SLOTS + 3] = v
                 self.keys[r] += (v + 1) << KEY_SHIFT[2] | (v + 1) << KEY_SHIFT[3]
         double = DOUBLE.take(tiles)
-        first = np.flatnonzero((double == 1) & (spinner < 0))
+        first = np.flatnonzero(double & (spinner < 0))
         if first.size:
             self.spinner[rows[first]] = outer[first]
             ends[first] = bit[first]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.scoring import POINTS_FOR_TOTAL
 from ..core.tiles import IS_DOUBLE, NUM_ACTIONS, NUM_SLOTS, NUM_TILES, NUM_VALUES, OTHER_HALF, PIPS, TILES
 from ..views.observation import HISTORY_WIDTH, MAX_SEATS, history_row
 
@@ -21,6 +22,8 @@ LOW = np.array([a for a, _ in TILES], dtype=np.int8)
 HIGH = np.array([b for _, b in TILES], dtype=np.int8)
 DOUBLE = np.array(IS_DOUBLE, dtype=np.int8)
 TILE_PIPS = np.array(PIPS, dtype=np.int64)
+#: POINTS[end total]: what a placement leaving that end total scores (the core's table).
+POINTS = np.array(POINTS_FOR_TOTAL, dtype=np.int64)
 #: OTHER[t, v]: the half of tile t left showing after matching v (-1 if t lacks v).
 OTHER = np.array(OTHER_HALF, dtype=np.int8)
 
