@@ -83,12 +83,15 @@ def test_seeded_deals_deal_what_each_seed_deals_alone(rules):
     seeds = [rng.choice([rng.randrange(10**6), rng.randrange(2**63), 0, 2**63 - 1]) for _ in range(300)]
     indices = [rng.randrange(30) for _ in seeds]
     previous = [previous_results(rules, rng) for _ in seeds]
-    dealt = seeded_deals(rules, seeds, indices, previous)
+    lead_tiles = [99]
+    dealt = seeded_deals(rules, seeds, indices, previous, lead_tiles)
     assert dealt == [seeded_deal(rules, *request) for request in zip(seeds, indices, previous, strict=True)]
-    for deal, seed, index, prev in zip(dealt, seeds, indices, previous, strict=True):
+    assert lead_tiles[0] == 99 and len(lead_tiles) == len(seeds) + 1  # appended to what was there
+    for deal, seed, index, prev, tile in zip(dealt, seeds, indices, previous, lead_tiles[1:], strict=True):
         hands, boneyard, lot = reference_deal(rules, seed, index)
-        leaders, _ = allowed_leaders(rules, index, hands, prev)
+        leaders, lead_tile = allowed_leaders(rules, index, hands, prev)
         assert (deal.hands, deal.boneyard, deal.leader) == (hands, boneyard, leaders[int(lot * len(leaders))])
+        assert tile == lead_tile
 
 
 def test_seeded_deals_in_threads_are_unchanged():

@@ -123,22 +123,29 @@ def seeded_deal(rules: Rules, seed: int, round_index: int, previous: RoundResult
 
 
 def seeded_deals(
-    rules: Rules, seeds: Sequence[int], round_indices: Sequence[int], previous: Sequence[RoundResult | None]
+    rules: Rules,
+    seeds: Sequence[int],
+    round_indices: Sequence[int],
+    previous: Sequence[RoundResult | None],
+    lead_tiles: list[int] | None = None,
 ) -> list[Deal]:
     """``seeded_deal`` of each (seed, round index, previous result): the same deals, made in one loop.
 
     Callers that deal many tables at once (the batched engine) pay the
     per-call set-up once; the shuffle is :func:`_shuffle` written inline.
+    Given a list as ``lead_tiles``, each deal's required lead (the tile of
+    :func:`allowed_leaders`, -1 for any) is appended to it.
     """
     n, size = rules.num_players, rules.hand_size
     bounds = tuple((s * size, (s + 1) * size) for s in range(n))
     dealt = n * size
     descending = rules.opening == "descending"
     rng = _generator()
+    reseed = super(random.Random, rng).seed  # what Random.seed does with an integer (and gauss is not used)
     getrandbits, lot = rng.getrandbits, rng.random
     deals = []
     for seed, round_index, prev in zip(seeds, round_indices, previous, strict=True):
-        rng.seed(_key(seed, round_index))
+        reseed(_key(seed, round_index))
         tiles = list(range(NUM_TILES))
         if descending:
             opener = rng.randrange(n)
@@ -154,7 +161,9 @@ def seeded_deals(
                 tiles[i], tiles[j] = tiles[j], tiles[i]
         hands = tuple([tuple(tiles[lo:hi]) for lo, hi in bounds])
         draw = lot()
-        leaders, _ = allowed_leaders(rules, round_index, hands, prev)
+        leaders, lead_tile = allowed_leaders(rules, round_index, hands, prev)
+        if lead_tiles is not None:
+            lead_tiles.append(lead_tile)
         deals.append(Deal(hands, tuple(tiles[dealt:]), leaders[int(draw * len(leaders))]))
     return deals
 

@@ -75,7 +75,8 @@ class Tables:
 
     The hot path reads and writes through flat views (``_f`` suffix) with
     computed flat indices and ``take``, which costs a fraction of numpy's
-    multi-dimensional fancy indexing at these sizes.
+    multi-dimensional fancy indexing at these sizes, and finds rows with the
+    ``nonzero`` method rather than the Python-level ``np.flatnonzero``.
     """
 
     def __init__(self, rules: Rules, num_envs: int) -> None:
@@ -189,7 +190,7 @@ class Tables:
         bits = self.hand_bits_f.take(seat_rows)
         leading = lead < 0
         forced = np.where(leading, required, drawn)  # no tile is drawn before the lead
-        special = np.flatnonzero(forced >= 0)
+        special = (forced >= 0).nonzero()[0]
         if special.size:  # one candidate: the drawn tile, or the double the lead must be
             tile = forced[special]
             cand[special] = TILE_ONE_HOT.take(tile + 1, axis=0)
@@ -257,7 +258,7 @@ class Tables:
             self._place_end(rows, tiles, slots)
 
         points = POINTS.take(self.end_totals(rows))
-        scoring = np.flatnonzero(points)
+        scoring = points.nonzero()[0]
         going = np.ones(len(rows), dtype=bool)  # the tables whose round goes on
         target = _EMPTY
         if scoring.size:
@@ -273,7 +274,7 @@ class Tables:
         domino, domino_seat = rows[out], seats[out]
         going &= ~out
         block = _EMPTY
-        dry = np.flatnonzero(going & (self.bone_pos.take(rows) == self.bone_size))
+        dry = (going & (self.bone_pos.take(rows) == self.bone_size)).nonzero()[0]
         if dry.size:
             blocked = dry[self._blocked(rows[dry])]
             block = rows[blocked]
@@ -300,7 +301,7 @@ class Tables:
         ends = self.spinner_ends.take(rows)
         bit = 1 << slots
         spinner = self.spinner.take(rows)
-        hit = np.flatnonzero(ends & bit)  # placed on a line side of a led spinner
+        hit = (ends & bit).nonzero()[0]  # placed on a line side of a led spinner
         if hit.size:
             ends[hit] ^= bit[hit]
             still = ends[hit] != 0
@@ -316,7 +317,7 @@ class Tables:
                 self.values_f[r * NUM_SLOTS + 3] = v
                 self.keys[r] += (v + 1) << KEY_SHIFT[2] | (v + 1) << KEY_SHIFT[3]
         double = DOUBLE.take(tiles)
-        first = np.flatnonzero(double & (spinner < 0))
+        first = (double & (spinner < 0)).nonzero()[0]
         if first.size:
             self.spinner[rows[first]] = outer[first]
             ends[first] = bit[first]

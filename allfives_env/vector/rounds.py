@@ -15,7 +15,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..core.deal import Deal, allowed_leaders, seeded_deals
+from ..core.deal import Deal, seeded_deals
 from ..core.rules import Rules
 from ..core.scoring import RoundResult, block_award, domino_award
 from .arrays import RoundEnds, Tables
@@ -94,11 +94,8 @@ class Rounds:
         """Deal round ``indices[i]`` on table ``rows[i]`` after the round that ended with ``previous[i]``."""
         rules = self.rules
         seeds, deals = self.seeds, self.deals
-        dealt = seeded_deals(rules, [seeds[row] for row in rows], indices, previous)
-        required = [
-            allowed_leaders(rules, index, deal.hands, prev)[1]
-            for deal, index, prev in zip(dealt, indices, previous, strict=True)
-        ]
+        required: list[int] = []  # each deal's required lead tile (-1: any)
+        dealt = seeded_deals(rules, [seeds[row] for row in rows], indices, previous, required)
         for row, deal in zip(rows, dealt, strict=True):
             deals[row] = deal
         count = len(rows)
