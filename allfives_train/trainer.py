@@ -57,6 +57,10 @@ class Trainer:
         threads = cfg["run"]["threads"] or min(2, os.cpu_count() or 1)
         torch.set_num_threads(threads)
         self.device = pick_device(cfg["run"]["device"])
+        if self.device.type == "cpu":
+            # Some backward passes (scatter-adds) sum in thread order otherwise: on the CPU the same seed
+            # gives the same weights at any thread count, on every machine.
+            torch.use_deterministic_algorithms(True)
         seed = cfg["run"]["seed"]
         torch.manual_seed(seed)
         np.random.seed(seed % 2**32)  # saved and restored too: the whole state follows from the seed

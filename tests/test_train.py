@@ -237,6 +237,20 @@ def test_same_seed_same_run(tmp_path):
     assert all(same) and not all(differ)
 
 
+def test_the_thread_count_does_not_change_the_weights(tmp_path):
+    """Bit-for-bit runs from the seed on any CPU: two update threads give what one gives."""
+    sizes = ("model.hidden=128", "model.action_hidden=64", "train.envs=24", "train.minibatch=512")
+    runs = []
+    for threads in (1, 2):
+        cfg = tiny(tmp_path, *sizes, "imitation.teacher=null", f"run.threads={threads}")
+        trainer = Trainer(cfg, tmp_path / f"threads{threads}", progress=False)
+        trainer.step()
+        trainer.step()
+        trainer.close()
+        runs.append(trainer.net.state_dict())
+    assert all(torch.equal(v, runs[1][k]) for k, v in runs[0].items())
+
+
 # -- learning ----------------------------------------------------------------------------------
 
 
