@@ -41,7 +41,7 @@ class CoreShare:
     def install(self) -> None:
         from allfives_env.vector import rounds
 
-        for name in ("seeded_deals", "domino_award", "block_award"):
+        for name in ("seeded_tiles", "domino_award", "block_award"):
             setattr(rounds, name, self._timed(getattr(rounds, name)))
         self.installed = True
 

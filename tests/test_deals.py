@@ -8,7 +8,14 @@ import threading
 import pytest
 
 from allfives_env.core import make_rules
-from allfives_env.core.deal import _shuffle, allowed_leaders, descending_double, seeded_deal, seeded_deals
+from allfives_env.core.deal import (
+    _shuffle,
+    allowed_leaders,
+    descending_double,
+    seeded_deal,
+    seeded_deals,
+    seeded_tiles,
+)
 from allfives_env.core.scoring import block_award, domino_award
 from allfives_env.core.tiles import NUM_TILES
 
@@ -83,15 +90,17 @@ def test_seeded_deals_deal_what_each_seed_deals_alone(rules):
     seeds = [rng.choice([rng.randrange(10**6), rng.randrange(2**63), 0, 2**63 - 1]) for _ in range(300)]
     indices = [rng.randrange(30) for _ in seeds]
     previous = [previous_results(rules, rng) for _ in seeds]
-    lead_tiles = [99]
-    dealt = seeded_deals(rules, seeds, indices, previous, lead_tiles)
+    dealt = seeded_deals(rules, seeds, indices, previous)
     assert dealt == [seeded_deal(rules, *request) for request in zip(seeds, indices, previous, strict=True)]
-    assert lead_tiles[0] == 99 and len(lead_tiles) == len(seeds) + 1  # appended to what was there
-    for deal, seed, index, prev, tile in zip(dealt, seeds, indices, previous, lead_tiles[1:], strict=True):
+    flat = seeded_tiles(rules, seeds, indices, previous)
+    assert flat.deals(rules) == dealt
+    assert len(flat.orders) == NUM_TILES * len(seeds) and len(flat.leaders) == len(flat.lead_tiles) == len(seeds)
+    for i, (deal, seed, index, prev) in enumerate(zip(dealt, seeds, indices, previous, strict=True)):
         hands, boneyard, lot = reference_deal(rules, seed, index)
         leaders, lead_tile = allowed_leaders(rules, index, hands, prev)
         assert (deal.hands, deal.boneyard, deal.leader) == (hands, boneyard, leaders[int(lot * len(leaders))])
-        assert tile == lead_tile
+        assert flat.orders[NUM_TILES * i : NUM_TILES * (i + 1)] == [t for hand in hands for t in hand] + list(boneyard)
+        assert (flat.leaders[i], flat.lead_tiles[i]) == (deal.leader, lead_tile)
 
 
 def test_seeded_deals_in_threads_are_unchanged():

@@ -4,7 +4,17 @@ Everything else in the project (views, environments, bots, trainer) asks
 these modules what the rules say.
 """
 
-from .deal import Deal, DealError, allowed_leaders, check_deal, deal_from_json, seeded_deal, seeded_deals
+from .deal import (
+    Deal,
+    DealError,
+    SeededTiles,
+    allowed_leaders,
+    check_deal,
+    deal_from_json,
+    seeded_deal,
+    seeded_deals,
+    seeded_tiles,
+)
 from .layout import Layout
 from .rules import DEAL_TABLE, OPENINGS, RULE_SETS, Rules, make_rules
 from .scoring import (

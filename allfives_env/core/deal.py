@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from hashlib import sha512
 
 from .rules import Rules
@@ -119,31 +119,60 @@ def _key(seed: int, round_index: int) -> int:
 
 def seeded_deal(rules: Rules, seed: int, round_index: int, previous: RoundResult | None) -> Deal:
     """Shuffle and lot from a generator keyed by (seed, round) alone."""
-    return seeded_deals(rules, (seed,), (round_index,), (previous,))[0]
+    return seeded_tiles(rules, (seed,), (round_index,), (previous,)).deals(rules)[0]
 
 
 def seeded_deals(
-    rules: Rules,
-    seeds: Sequence[int],
-    round_indices: Sequence[int],
-    previous: Sequence[RoundResult | None],
-    lead_tiles: list[int] | None = None,
+    rules: Rules, seeds: Sequence[int], round_indices: Sequence[int], previous: Sequence[RoundResult | None]
 ) -> list[Deal]:
-    """``seeded_deal`` of each (seed, round index, previous result): the same deals, made in one loop.
+    """``seeded_deal`` of each (seed, round index, previous result): the same deals, made in one loop."""
+    return seeded_tiles(rules, seeds, round_indices, previous).deals(rules)
 
-    Callers that deal many tables at once (the batched engine) pay the
-    per-call set-up once; the shuffle is :func:`_shuffle` written inline.
-    Given a list as ``lead_tiles``, each deal's required lead (the tile of
-    :func:`allowed_leaders`, -1 for any) is appended to it.
+
+@dataclass
+class SeededTiles:
+    """Seeded deals as flat lists, for a caller that lays them out as arrays (the batched engine).
+
+    Deal ``i`` is ``orders[28 * i : 28 * (i + 1)]``: the hands seat by seat,
+    then the boneyard in draw order; ``leaders[i]`` leads, and the lead must
+    be ``lead_tiles[i]`` (-1: any tile), as :func:`allowed_leaders` says.
+    """
+
+    orders: list[int] = field(default_factory=list)
+    leaders: list[int] = field(default_factory=list)
+    lead_tiles: list[int] = field(default_factory=list)
+
+    def deals(self, rules: Rules) -> list[Deal]:
+        """The same deals as :class:`Deal` values."""
+        n, size = rules.num_players, rules.hand_size
+        orders = self.orders
+        return [
+            Deal(
+                tuple(tuple(orders[at + s * size : at + (s + 1) * size]) for s in range(n)),
+                tuple(orders[at + n * size : at + NUM_TILES]),
+                leader,
+            )
+            for at, leader in zip(range(0, len(orders), NUM_TILES), self.leaders, strict=True)
+        ]
+
+
+def seeded_tiles(
+    rules: Rules, seeds: Sequence[int], round_indices: Sequence[int], previous: Sequence[RoundResult | None]
+) -> SeededTiles:
+    """The seeded deal of each (seed, round index, previous result), as flat lists.
+
+    The deals of :func:`seeded_deal`, made in one loop on one generator per
+    thread (reseeded for each deal), without a :class:`Deal` value per deal;
+    the shuffle is :func:`_shuffle` written inline.
     """
     n, size = rules.num_players, rules.hand_size
     bounds = tuple((s * size, (s + 1) * size) for s in range(n))
-    dealt = n * size
     descending = rules.opening == "descending"
     rng = _generator()
     reseed = super(random.Random, rng).seed  # what Random.seed does with an integer (and gauss is not used)
     getrandbits, lot = rng.getrandbits, rng.random
-    deals = []
+    out = SeededTiles()
+    orders, leaders_out, lead_tiles = out.orders, out.leaders, out.lead_tiles
     for seed, round_index, prev in zip(seeds, round_indices, previous, strict=True):
         reseed(_key(seed, round_index))
         tiles = list(range(NUM_TILES))
@@ -159,13 +188,12 @@ def seeded_deals(
                 while j > i:
                     j = getrandbits(bits)
                 tiles[i], tiles[j] = tiles[j], tiles[i]
-        hands = tuple([tuple(tiles[lo:hi]) for lo, hi in bounds])
         draw = lot()
-        leaders, lead_tile = allowed_leaders(rules, round_index, hands, prev)
-        if lead_tiles is not None:
-            lead_tiles.append(lead_tile)
-        deals.append(Deal(hands, tuple(tiles[dealt:]), leaders[int(draw * len(leaders))]))
-    return deals
+        leaders, lead_tile = allowed_leaders(rules, round_index, [tiles[lo:hi] for lo, hi in bounds], prev)
+        orders += tiles
+        leaders_out.append(leaders[int(draw * len(leaders))])
+        lead_tiles.append(lead_tile)
+    return out
 
 
 def check_deal(rules: Rules, deal: Deal, round_index: int, previous: RoundResult | None) -> None:

@@ -11,13 +11,13 @@ awards. Only their results are written into the arrays of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import chain
 
 import numpy as np
 
-from ..core.deal import Deal, seeded_deals
+from ..core.deal import Deal, seeded_tiles
 from ..core.rules import Rules
 from ..core.scoring import RoundResult, block_award, domino_award
+from ..core.tiles import NUM_TILES
 from .arrays import RoundEnds, Tables
 
 #: At most this many awards are kept (a few megabytes); past it the store starts again.
@@ -52,7 +52,7 @@ class Rounds:
         self.keep_logs = keep_logs
         b = tables.num_envs
         self.seeds: list[int] = [0] * b
-        self.deals: list[Deal | None] = [None] * b
+        self.deals: list[Deal | None] = [None] * b  # each table's current deal, kept for the records only
         self.logs: list[MatchLog] = [MatchLog(0) for _ in range(b)]
         # Rounds to deal, gathered over a step and dealt together by flush() (one batch of array writes).
         self.pending_rows: list[int] = []
@@ -93,26 +93,18 @@ class Rounds:
     def deal(self, rows: list[int], indices: list[int], previous: list[RoundResult | None]) -> None:
         """Deal round ``indices[i]`` on table ``rows[i]`` after the round that ended with ``previous[i]``."""
         rules = self.rules
-        seeds, deals = self.seeds, self.deals
-        required: list[int] = []  # each deal's required lead tile (-1: any)
-        dealt = seeded_deals(rules, [seeds[row] for row in rows], indices, previous, required)
-        for row, deal in zip(rows, dealt, strict=True):
-            deals[row] = deal
-        count = len(rows)
+        count, n, size = len(rows), rules.num_players, rules.hand_size
+        dealt = seeded_tiles(rules, [self.seeds[row] for row in rows], indices, previous)
+        if self.keep_logs:
+            for row, deal in zip(rows, dealt.deals(rules), strict=True):
+                self.deals[row] = deal
+        orders = np.array(dealt.orders, dtype=np.intp).reshape(count, NUM_TILES)
         self.tables.start_rounds(
             np.array(rows, dtype=np.intp),
-            np.fromiter(
-                chain.from_iterable(chain.from_iterable(deal.hands) for deal in dealt),
-                dtype=np.intp,
-                count=count * rules.num_players * rules.hand_size,
-            ).reshape(count, rules.num_players, rules.hand_size),
-            np.fromiter(
-                chain.from_iterable(deal.boneyard for deal in dealt),
-                dtype=np.intp,
-                count=count * rules.boneyard_size,
-            ).reshape(count, rules.boneyard_size),
-            np.array([deal.leader for deal in dealt], dtype=np.intp),
-            np.array(required, dtype=np.intp),
+            orders[:, : n * size].reshape(count, n, size),
+            orders[:, n * size :],
+            np.array(dealt.leaders, dtype=np.intp),
+            np.array(dealt.lead_tiles, dtype=np.intp),
             np.array(indices, dtype=np.intp),
         )
 
