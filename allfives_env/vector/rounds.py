@@ -20,8 +20,8 @@ from ..core.scoring import RoundResult, block_award, domino_award
 from ..core.tiles import NUM_TILES
 from .arrays import RoundEnds, Tables
 
-#: At most this many awards are kept (a few megabytes); past it the store starts again.
-AWARDS_KEPT = 50_000
+#: At most this many awards are kept (about a kilobyte each); past it the store starts again.
+AWARDS_KEPT = 4_096
 
 
 @dataclass
