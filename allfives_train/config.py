@@ -90,7 +90,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
         "seed": number("int", 0, 0, MAX_SEED, help="seeds deals, sampling and initial weights"),
         "device": Key("str", "auto", "'auto', 'cpu' or 'cuda'", _choice("auto", "cpu", "cuda")),
-        "threads": number("int", 2, 0, 256, note=" (0: one per core, up to 2)"),
+        "threads": number("int", 2, 0, 256, note=" (0: one per core, up to 2; one with a single local rollout worker)"),
         "max_minutes": number(
             "float",
             11.0,

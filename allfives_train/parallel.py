@@ -1,12 +1,15 @@
 """Rollouts on several cores: the matches of an update split into shards, one per process.
 
 The batched engine and the network's forward passes run in one thread, so
-one process uses one core. With ``train.rollout_workers = N`` the main process
-plays the first shard and N - 1 worker processes (started once, with
-``spawn``) play the others, each with a copy of the current weights sent
-for the update. Every match samples from its own seeded generator, so the
-shards' results do not depend on which process played them; the batches are
-joined in shard order, which keeps a run reproducible.
+one process uses one core. With ``train.rollout_workers = N`` (N > 1), N
+worker processes (started once, with ``spawn``) play the shards, each with a
+copy of the current weights sent for the update, while this process waits;
+it then learns with ``run.threads`` threads while they wait. This process
+never changes its thread count between the two (with deterministic kernels,
+switching it every update slowed the update tenfold). Every match samples
+from its own seeded generator, so the shards' results do not depend on which
+process played them; the batches are joined in shard order, which keeps a
+run reproducible. With N = 1 this process plays everything itself.
 
 ``run.backend: ray`` plays every shard on a Ray actor instead (one per
 shard, on any node of the cluster; see :mod:`.ray_backend`) while this
@@ -52,9 +55,7 @@ def join(parts: list[tuple[Batch, list]]) -> tuple[Batch, list]:
 
 
 class ProcessBackend:
-    """Worker processes on this machine (``run.backend: multiprocessing``); this process plays the first shard."""
-
-    plays_first_shard = True
+    """Worker processes on this machine (``run.backend: multiprocessing``), one per shard."""
 
     def __init__(self, count: int, initializer, initargs: tuple) -> None:
         self.executor = ProcessPoolExecutor(
@@ -77,13 +78,12 @@ BACKENDS = ("multiprocessing", "ray")
 
 
 def make_backend(name: str, workers: int, initargs: tuple, address: str | None = None):
-    """The backend that runs the shards other than this process's, or None when this process plays them all.
+    """The backend that plays the shards, or None when this process plays them all (one worker).
 
     A backend is started once with ``_init(*initargs)`` on each of its
     workers and then runs ``_play_shard`` calls: ``submit(fn, calls)``,
     ``gather(handles)`` (results in call order, each call's result exactly
-    once), ``close()``, and ``plays_first_shard`` (whether this process plays
-    shard 0 itself). What a shard does stays in :func:`_init` and
+    once) and ``close()``. What a shard does stays in :func:`_init` and
     :func:`_play_shard`, the same for every backend.
     """
     if name == "ray":
@@ -92,11 +92,11 @@ def make_backend(name: str, workers: int, initargs: tuple, address: str | None =
         return RayBackend(workers, _init, initargs, address)
     if name != "multiprocessing":
         raise ValueError(f"run.backend={name!r} is not allowed; allowed: {', '.join(map(repr, BACKENDS))}")
-    return ProcessBackend(workers - 1, _init, initargs) if workers > 1 else None
+    return ProcessBackend(workers, _init, initargs) if workers > 1 else None
 
 
 class RolloutPool:
-    """Plays a list of matches as ``workers`` shards: worker processes (this one included) or Ray actors."""
+    """Plays a list of matches as ``workers`` shards: worker processes or Ray actors."""
 
     def __init__(self, worker: RolloutWorker, workers: int, hidden: int, action_hidden: int,
                  backend: str = "multiprocessing", address: str | None = None) -> None:  # fmt: skip
@@ -107,22 +107,15 @@ class RolloutPool:
 
     def play(self, specs: list[MatchSpec], net: PolicyNet, pool_net: PolicyNet | None = None, learn: bool = True):
         """Like :meth:`RolloutWorker.play`, over all shards (the same shards, so the same batch, on any backend)."""
-        if self.backend is None or len(specs) < 2 * self.workers:
+        if self.backend is None:
             with torch.no_grad():
                 return self.worker.play(specs, net, pool_net, learn=learn)
         size = -(-len(specs) // self.workers)
         shards = [specs[i : i + size] for i in range(0, len(specs), size)]
         actor = {k: v.cpu() for k, v in net.actor_state_dict().items()}
         pool_actor = {k: v.cpu() for k, v in pool_net.actor_state_dict().items()} if pool_net is not None else None
-        local = self.backend.plays_first_shard
-        remote = shards[1:] if local else shards
-        handles = self.backend.submit(_play_shard, [(shard, actor, pool_actor, learn) for shard in remote])
-        parts = []
-        if local:
-            with torch.no_grad():
-                parts.append(self.worker.play(shards[0], net, pool_net, learn=learn))
-        parts += self.backend.gather(handles)
-        return join(parts)
+        handles = self.backend.submit(_play_shard, [(shard, actor, pool_actor, learn) for shard in shards])
+        return join(self.backend.gather(handles))
 
     def close(self) -> None:
         if self.backend is not None:

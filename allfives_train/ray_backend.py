@@ -39,8 +39,6 @@ class RolloutActor:
 class RayBackend:
     """``count`` rollout actors; the rollout pool's backend interface (see :func:`.parallel.make_backend`)."""
 
-    plays_first_shard = False
-
     def __init__(self, count: int, initializer: Callable, initargs: tuple, address: str | None = None) -> None:
         self.started = connect(address)
         self.initializer, self.initargs = initializer, initargs

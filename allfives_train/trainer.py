@@ -55,6 +55,10 @@ class Trainer:
         self.progress = progress
         self.rules = rules_of(cfg)
         threads = cfg["run"]["threads"] or min(2, os.cpu_count() or 1)
+        if cfg["train"]["rollout_workers"] == 1 and cfg["run"].get("backend", "multiprocessing") != "ray":
+            threads = 1  # this process plays every match itself, with one thread as a rollout worker does
+        # Set once: with deterministic kernels, changing the thread count between rollouts and updates
+        # made every update ten times slower.
         torch.set_num_threads(threads)
         self.device = pick_device(cfg["run"]["device"])
         if self.device.type == "cpu":
@@ -165,9 +169,7 @@ class Trainer:
         """Imitate ``imitation.teacher`` once, before the first update (a no-op without a teacher)."""
         if self.cfg["imitation"]["teacher"] is None or self.imitated:
             return
-        torch.set_num_threads(1)
         stats = imitate(self.net, self.optimizer, self.rollouts, self.cfg, self.rng, self.generator, self.device)
-        torch.set_num_threads(self.threads)
         check_finite(self.net, stats, "the imitation warm start")
         self.imitated = True
         tqdm.write(
@@ -189,11 +191,9 @@ class Trainer:
         if self.pool and any(s.opponent == "pool" for s in specs):
             self.pool_net.load_state_dict(self.pool[self.rng.randrange(len(self.pool))], strict=False)
             pool_net = self.pool_net
-        torch.set_num_threads(1)  # the other cores play the other shards
         self.net.eval()
         batch, results = self.rollouts.play(specs, self.net, pool_net)
         self.net.train()
-        torch.set_num_threads(self.threads)
         played = time.perf_counter()
         tc = self.cfg["train"]
         data = to_tensors(batch, self.device)

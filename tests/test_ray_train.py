@@ -21,7 +21,6 @@ from ray.cluster_utils import Cluster  # noqa: E402
 from agents.policy_net import read_checkpoint  # noqa: E402
 from allfives_train.checkpoint import read_training_checkpoint  # noqa: E402
 from allfives_train.config import load_config  # noqa: E402
-from allfives_train.ray_backend import RayBackend  # noqa: E402
 from allfives_train.trainer import Trainer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,4 +127,3 @@ def test_an_unknown_backend_is_refused(tmp_path):
 
     with pytest.raises(ConfigError, match="'multiprocessing' or 'ray'"):
         tiny(tmp_path, "run.backend=spark")
-    assert RayBackend.plays_first_shard is False

@@ -239,7 +239,8 @@ def test_same_seed_same_run(tmp_path):
 
 def test_the_thread_count_does_not_change_the_weights(tmp_path):
     """Bit-for-bit runs from the seed on any CPU: two update threads give what one gives."""
-    sizes = ("model.hidden=128", "model.action_hidden=64", "train.envs=24", "train.minibatch=512")
+    sizes = ("model.hidden=128", "model.action_hidden=64", "train.envs=24", "train.minibatch=512",
+             "train.rollout_workers=2")  # fmt: skip
     runs = []
     for threads in (1, 2):
         cfg = tiny(tmp_path, *sizes, "imitation.teacher=null", f"run.threads={threads}")
@@ -332,7 +333,7 @@ def test_default_yaml_spells_out_the_built_in_defaults():
     assert load_config(ROOT / "configs" / "default.yaml") == defaults()
 
 
-@pytest.mark.parametrize("name", ["default", "pagat3", "pagat4_partners", "fives2", "tiny"])
+@pytest.mark.parametrize("name", ["default", "pagat3", "fives3", "pagat4_partners", "fives2", "tiny"])
 def test_shipped_configs_load(name):
     cfg = load_config(ROOT / "configs" / f"{name}.yaml")
     assert cfg["train"]["total_steps"] > 0
