@@ -129,7 +129,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "action_hidden": number("int", 64, 8, 4096, help="width of the shared action head"),
     },
     "train": {
-        "total_steps": number("int", 2_000_000, 1, 10**12, help="learning decisions to collect"),
+        "total_steps": number("int", 3_000_000, 1, 10**12, help="learning decisions to collect"),
         "envs": number("int", 512, 1, 100_000, help="matches played side by side per update (one table each)"),
         "rollout_workers": number(
             "int", 2, 1, 256, help="processes that play the matches (this one included); one per core"
