@@ -23,7 +23,7 @@ import os
 
 from allfives_env.core import SeatView, State
 
-from .policy_agent import DEFAULT_CHECKPOINT, PolicyAgent
+from .policy_agent import PolicyAgent, TrainedAgent
 from .search import DEFAULT_SIMULATIONS, SearchAgent, outcome, play_out, sample_hidden
 
 DEFAULT_CANDIDATES = 3
@@ -46,7 +46,7 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError(f"candidates={candidates!r} is not allowed; allowed: a positive whole number")
         if not 0 <= min_prior <= 1:
             raise ValueError(f"min_prior={min_prior!r} is not allowed; allowed: a probability in [0, 1]")
-        self.policy = PolicyAgent(DEFAULT_CHECKPOINT if path is None else path, seed=seed)
+        self.policy = TrainedAgent(seed=seed) if path is None else PolicyAgent(path, seed=seed)
         self.candidates = candidates
         self.min_prior = min_prior
         self.name = "search:trained" if path is None else f"search:checkpoint:{self.policy.path.name}"

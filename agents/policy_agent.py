@@ -9,6 +9,8 @@ id on a tie), or samples from the softmax when ``sample=True``. Only legal
 actions can come out: the network scores the legal rows and nothing else.
 A format-1 checkpoint (trained on the earlier private encoding) is dispatched
 on its version to :mod:`agents.legacy_policy` and plays as it always did.
+``trained`` (:class:`TrainedAgent`) plays, at each table, the shipped
+checkpoint trained there.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import math
 import os
 from pathlib import Path
 
-from allfives_env.core import SeatView
+from allfives_env.core import Rules, SeatView
 from allfives_env.views.action_features import action_features
 from allfives_env.views.observation import encode_observation
 
@@ -25,8 +27,17 @@ from .base import Agent
 from .legacy_policy import LEGACY_VERSION, LegacyActor, legacy_actor
 from .policy_net import NumpyActor, check_checkpoint, net_from_checkpoint, read_policy_file
 
-#: The checkpoint shipped with the package, trained with the default config.
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "default.pt"
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+#: The checkpoint shipped with the package, trained with the default config (two-player pagat).
+DEFAULT_CHECKPOINT = CHECKPOINTS / "default.pt"
+#: The other shipped checkpoints, by the table they were trained at: (rule set, players, partnerships).
+SHIPPED = {("fives", 3, False): "fives3.pt", ("pagat", 4, True): "pagat4_partners.pt"}
+
+
+def shipped_checkpoint(rules: Rules) -> Path:
+    """The shipped checkpoint trained at this table, or ``default.pt`` where none was."""
+    name = SHIPPED.get((rules.rules, rules.num_players, rules.partnerships))
+    return CHECKPOINTS / name if name is not None and (CHECKPOINTS / name).is_file() else DEFAULT_CHECKPOINT
 
 
 def read_checkpoint(path: str | os.PathLike) -> dict:
@@ -71,9 +82,33 @@ class PolicyAgent(Agent):
         return self.rng.choices(legal, weights=weights)[0]
 
 
-def load_policy_agent(path: str | os.PathLike | None, seed: int | None = None, sample: bool = False) -> PolicyAgent:
-    """The agent of a checkpoint file, or of the shipped default checkpoint when ``path`` is None."""
-    agent = PolicyAgent(DEFAULT_CHECKPOINT if path is None else path, seed=seed, sample=sample)
-    if path is None:
-        agent.name = "trained"
-    return agent
+class TrainedAgent(Agent):
+    """``trained``: at each table, the shipped policy trained there (:func:`shipped_checkpoint`)."""
+
+    name = "trained"
+
+    def __init__(self, seed: int | None = None, sample: bool = False) -> None:
+        super().__init__(seed)
+        self.sample = sample
+        self.policies: dict[Path, PolicyAgent] = {}
+
+    def policy_for(self, rules: Rules) -> PolicyAgent:
+        path = shipped_checkpoint(rules)
+        policy = self.policies.get(path)
+        if policy is None:
+            policy = self.policies[path] = PolicyAgent(path, sample=self.sample)
+            policy.rng = self.rng  # one stream, reseeded by reset()
+        return policy
+
+    def legal_logits(self, view: SeatView) -> tuple[list[int], list[float]]:
+        return self.policy_for(view.rules).legal_logits(view)
+
+    def act(self, view: SeatView) -> int:
+        return self.policy_for(view.rules).act(view)
+
+
+def load_policy_agent(
+    path: str | os.PathLike | None, seed: int | None = None, sample: bool = False
+) -> PolicyAgent | TrainedAgent:
+    """The agent of a checkpoint file, or ``trained`` (the shipped policies) when ``path`` is None."""
+    return TrainedAgent(seed=seed, sample=sample) if path is None else PolicyAgent(path, seed=seed, sample=sample)

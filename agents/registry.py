@@ -2,7 +2,7 @@
 
 Specs: ``random``, ``greedy``, ``heuristic``, ``search``, ``search:N`` (N
 rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH),
-``trained`` (the project's bundled policy), ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra),
+``trained`` (the shipped policy for the table), ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra),
 and the policy-guided search: ``search:trained`` or ``search:checkpoint:PATH``, either with ``:N`` rollouts
 appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count).
 """

@@ -4,6 +4,7 @@ and the same choices through the environment's own observation contract as throu
 from __future__ import annotations
 
 import random
+import shutil
 
 import numpy as np
 import pytest
@@ -205,3 +206,21 @@ def test_a_tiny_trained_policy_chooses_alike_through_the_environment_and_the_har
 
 def test_the_shipped_policy_chooses_alike_through_the_environment_and_the_harness(tmp_path):
     assert check_same_choices(DEFAULT_CHECKPOINT, tmp_path, "heuristic", 2) >= 20
+
+
+def test_trained_plays_the_policy_shipped_for_its_table(tmp_path, monkeypatch, checkpoint):
+    """``trained`` picks the checkpoint trained at the table it sits at, and default.pt where none was."""
+    from agents import policy_agent
+
+    shutil.copy(DEFAULT_CHECKPOINT, tmp_path / "default.pt")
+    shutil.copy(checkpoint, tmp_path / "fives3.pt")
+    monkeypatch.setattr(policy_agent, "CHECKPOINTS", tmp_path)
+    monkeypatch.setattr(policy_agent, "DEFAULT_CHECKPOINT", tmp_path / "default.pt")
+    agent = make_agent("trained", seed=1)
+    chosen = {}
+    for rules in (make_rules("fives", 3), make_rules("pagat", 2), make_rules("pagat", 4, True)):
+        state = State(rules, seed=4)
+        view = state.view(state.to_act)
+        chosen[rules.rules, rules.num_players] = agent.policy_for(rules).path.name
+        assert agent.act(view) == agent.policy_for(rules).act(view) and agent.act(view) in view.legal
+    assert chosen == {("fives", 3): "fives3.pt", ("pagat", 2): "default.pt", ("pagat", 4): "default.pt"}
