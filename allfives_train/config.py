@@ -135,8 +135,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "int", 2, 1, 256, help="processes that play the matches (this one included); one per core"
         ),
         "epochs": number("int", 2, 1, 1000),
-        "minibatch": number("int", 1024, 1, 10_000_000),
-        "lr": number("float", 5e-4, 0, 1, open_low=True, help="Adam step size at the start"),
+        "minibatch": number("int", 2048, 1, 10_000_000),
+        "lr": number("float", 7e-4, 0, 1, open_low=True, help="Adam step size at the start"),
         "lr_end": number("float", 0.0, 0, 1, help="step size reached at total_steps (linear)"),
         "gamma": number("float", 0.99, 0, 1),
         "gae_lambda": number("float", 0.9, 0, 1),
@@ -176,6 +176,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
         "matches": number("int", 600, 1, 10_000_000, help="teacher matches to learn from"),
         "epochs": number("int", 4, 1, 1000),
+        "minibatch": number("int", 1024, 1, 10_000_000, help="decisions per step of the warm start"),
     },
     "eval": {
         "every": number("int", 40, 0, 10**9, note=" updates (0: only at the end)"),

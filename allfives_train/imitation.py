@@ -51,8 +51,8 @@ def imitate(
     stats = {}
     for _ in range(ic["epochs"]):
         order = torch.randperm(len(data), generator=generator).to(device)
-        for start in range(0, len(data), tc["minibatch"]):
-            idx = order[start : start + tc["minibatch"]]
+        for start in range(0, len(data), ic["minibatch"]):
+            idx = order[start : start + ic["minibatch"]]
             loss, agree = _loss(net, data, idx, tc["value_coef"])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
