@@ -79,7 +79,6 @@ class Trainer:
         self.steps = 0
         self.matches = 0
         self.recent: dict[str, deque] = {o: deque(maxlen=200) for o in TRAIN_OPPONENTS}
-        self.threads = threads
         worker = RolloutWorker(self.rules, self.device, cfg["reward"]["points"], cfg["reward"]["win"])
         self.rollouts = RolloutPool(worker, cfg["train"]["rollout_workers"], cfg["model"]["hidden"],
                                     cfg["model"]["action_hidden"], cfg["run"].get("backend", "multiprocessing"),
