@@ -91,9 +91,13 @@ class TrainedAgent(Agent):
         super().__init__(seed)
         self.sample = sample
         self.policies: dict[Path, PolicyAgent] = {}
+        self._load(DEFAULT_CHECKPOINT)  # an unreadable shipped file is refused now, not at the first move
 
     def policy_for(self, rules: Rules) -> PolicyAgent:
-        path = shipped_checkpoint(rules)
+        """The shipped policy for this table."""
+        return self._load(shipped_checkpoint(rules))
+
+    def _load(self, path: Path) -> PolicyAgent:
         policy = self.policies.get(path)
         if policy is None:
             policy = self.policies[path] = PolicyAgent(path, sample=self.sample)
