@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 import os
 
-from allfives_env.core import SeatView, State
+from allfives_env.core import SeatView
 
 from .policy_agent import PolicyAgent, TrainedAgent
-from .search import DEFAULT_SIMULATIONS, SearchAgent, outcome, play_out, sample_hidden
+from .search import DEFAULT_SIMULATIONS, SearchAgent
 
 DEFAULT_CANDIDATES = 3
 DEFAULT_MIN_PRIOR = 0.2
@@ -72,21 +72,6 @@ class GuidedSearchAgent(SearchAgent):
         actions, _ = self.shortlist(view)
         if len(actions) == 1:
             return actions[0]
-        values = self.rollout_values(view, actions)
+        values = self.evaluate(view, actions)
         best = max(values)
         return actions[values.index(best)]  # the first best: the policy's order breaks ties
-
-    def rollout_values(self, view: SeatView, actions: list[int]) -> list[float]:
-        """Mean rollout outcome of each of ``actions``, every one played on the same sampled deals."""
-        side = view.rules.side_of[view.seat]
-        totals = [0.0] * len(actions)
-        deals = max(1, self.simulations // len(actions))
-        for _ in range(deals):
-            hands, boneyard = sample_hidden(view, self.rng)
-            root = State.from_view(view, hands, boneyard, round_limit=1)
-            for i, action in enumerate(actions):
-                play = root.clone()
-                play.apply(action)
-                play_out(play, True)
-                totals[i] += outcome(play, side, view.scores)
-        return [total / deals for total in totals]

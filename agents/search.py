@@ -245,9 +245,9 @@ class SearchAgent(Agent):
         values = self.evaluate(view)
         return legal[values.index(max(values))]
 
-    def evaluate(self, view: SeatView) -> list[float]:
-        """Mean rollout outcome of each of ``view.legal``, in that order."""
-        legal = view.legal
+    def evaluate(self, view: SeatView, actions: list[int] | None = None) -> list[float]:
+        """Mean rollout outcome of each of ``actions`` (default ``view.legal``), in that order, on the same deals."""
+        legal = view.legal if actions is None else actions
         side = view.rules.side_of[view.seat]
         totals = [0.0] * len(legal)
         deals = max(1, self.simulations // len(legal))
