@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from allfives_env.core import DRAW, PIPS, SeatView
 from allfives_env.core.layout import Layout
-from allfives_env.core.scoring import POINTS_FOR_TOTAL, placement_points
+from allfives_env.core.scoring import END_TOTAL_LIMIT, placement_points
 from allfives_env.core.tiles import END_COUNT, IS_DOUBLE, SUIT_MASK, TILES, mask_to_tiles
 
 from .base import Agent
@@ -78,27 +78,35 @@ def candidate_pools(view: SeatView) -> list[tuple[int, float]]:
     return pools
 
 
-#: Per value: (tile, its bit, what it adds to the end total) for the seven tiles showing that value.
-_SUIT_TILES = tuple(tuple((t, 1 << t, END_COUNT[t][v]) for t in mask_to_tiles(SUIT_MASK[v])) for v in range(7))
+#: Per value and covered total (``Layout.covered_total``): (tile, its bit, points) for every tile showing that
+#: value that scores there. Most totals score nothing, so a reply loop visits a tile or two, not seven.
+_SCORING_REPLIES = tuple(
+    tuple(
+        tuple(
+            (t, 1 << t, placement_points(covered + END_COUNT[t][v]))
+            for t in mask_to_tiles(SUIT_MASK[v])
+            if placement_points(covered + END_COUNT[t][v])
+        )
+        for covered in range(END_TOTAL_LIMIT)
+    )
+    for v in range(7)
+)
 
 
 def best_reply(layout: Layout, tiles: int, score: float, target: float) -> list[float]:
     """The best value each tile in ``tiles`` could score on ``layout`` (target reached = WIN), positives only.
 
-    Slot by slot, only the tiles showing the slot's value are tried, on the
-    total the other ends leave (the core's ``covered_total``): this runs for
-    every candidate of every decision.
+    Slot by slot, only the tiles that score on the total the other ends leave
+    (the core's ``covered_total``) are tried: this runs for every candidate of
+    every decision.
     """
     best: dict[int, int] = {}
     for slot, value in enumerate(layout.values):
         if value < 0 or not tiles & SUIT_MASK[value]:
             continue
-        covered = layout.covered_total(slot)
-        for tile, bit, count in _SUIT_TILES[value]:
-            if tiles & bit:
-                points = POINTS_FOR_TOTAL[covered + count]
-                if points > best.get(tile, 0):
-                    best[tile] = points
+        for tile, bit, points in _SCORING_REPLIES[value][layout.covered_total(slot)]:
+            if tiles & bit and points > best.get(tile, 0):
+                best[tile] = points
     return [points + WIN if score + points >= target else points for points in best.values()]
 
 
