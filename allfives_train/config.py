@@ -129,14 +129,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "action_hidden": number("int", 64, 8, 4096, help="width of the shared action head"),
     },
     "train": {
-        "total_steps": number("int", 3_000_000, 1, 10**12, help="learning decisions to collect"),
+        "total_steps": number("int", 4_000_000, 1, 10**12, help="learning decisions to collect"),
         "envs": number("int", 512, 1, 100_000, help="matches played side by side per update (one table each)"),
         "rollout_workers": number(
             "int", 2, 1, 256, help="processes that play the matches (this one included); one per core"
         ),
-        "epochs": number("int", 2, 1, 1000),
-        "minibatch": number("int", 2048, 1, 10_000_000),
-        "lr": number("float", 7e-4, 0, 1, open_low=True, help="Adam step size at the start"),
+        "epochs": number("int", 1, 1, 1000),
+        "minibatch": number("int", 1024, 1, 10_000_000),
+        "lr": number("float", 5e-4, 0, 1, open_low=True, help="Adam step size at the start"),
         "lr_end": number("float", 0.0, 0, 1, help="step size reached at total_steps (linear)"),
         "gamma": number("float", 0.99, 0, 1),
         "gae_lambda": number("float", 0.9, 0, 1),
