@@ -80,7 +80,7 @@ def candidate_pools(view: SeatView) -> list[tuple[int, float]]:
 
 #: Per value and covered total (``Layout.covered_total``): (tile, its bit, points) for every tile showing that
 #: value that scores there. Most totals score nothing, so a reply loop visits a tile or two, not seven.
-_SCORING_REPLIES = tuple(
+SCORING_REPLIES = tuple(
     tuple(
         tuple(
             (t, 1 << t, placement_points(covered + END_COUNT[t][v]))
@@ -104,7 +104,7 @@ def best_reply(layout: Layout, tiles: int, score: float, target: float) -> list[
     for slot, value in enumerate(layout.values):
         if value < 0 or not tiles & SUIT_MASK[value]:
             continue
-        for tile, bit, points in _SCORING_REPLIES[value][layout.covered_total(slot)]:
+        for tile, bit, points in SCORING_REPLIES[value][layout.covered_total(slot)]:
             if tiles & bit and points > best.get(tile, 0):
                 best[tile] = points
     return [points + WIN if score + points >= target else points for points in best.values()]

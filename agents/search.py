@@ -29,10 +29,10 @@ import time
 from allfives_env.core import DRAW, PASS, PIPS, SeatView, State
 from allfives_env.core.layout import Layout
 from allfives_env.core.scoring import POINTS_FOR_TOTAL, zero_sum_gain
-from allfives_env.core.tiles import OTHER_HALF, SUIT_MASK, mask_to_tiles
+from allfives_env.core.tiles import SUIT_MASK, mask_to_tiles
 
 from .base import Agent
-from .heuristic import ALL_TILES, lacked_tiles
+from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
 
 DEFAULT_SIMULATIONS = 240
 ROLLOUTS = ("guarded", "greedy")
@@ -150,6 +150,23 @@ def best_placement(layout: Layout, fit: int) -> int:
     return best
 
 
+def best_answer(layout: Layout, hand: int) -> int:
+    """The most points one placement of a tile in ``hand`` scores on ``layout`` (0 if none scores).
+
+    End by end, only the tiles that score on the total the other ends leave
+    are tried (the heuristic's reply table): this runs for every candidate of
+    every rollout step, and most end totals leave no scoring tile at all.
+    """
+    best = 0
+    for slot, value in enumerate(layout.values):
+        if value < 0 or not hand & SUIT_MASK[value]:
+            continue
+        for _, bit, points in SCORING_REPLIES[value][layout.covered_total(slot)]:
+            if hand & bit and points > best:
+                best = points
+    return best
+
+
 def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
     """A stronger rollout policy: points now minus the best the next seat could answer with ``reply_hand``."""
     values = layout.values
@@ -165,19 +182,7 @@ def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
             tile = low.bit_length() - 1
             after = layout.copy()
             points = POINTS_FOR_TOTAL[after.place(tile, slot)]
-            reply = 0
-            answers = reply_hand & after.playable_mask()
-            while answers:
-                low = answers & -answers
-                answers ^= low
-                t = low.bit_length() - 1
-                for s in range(4):
-                    w = after.values[s]
-                    if w >= 0 and OTHER_HALF[t][w] >= 0:
-                        r = POINTS_FOR_TOTAL[after.end_total_after(t, s)]
-                        if r > reply:
-                            reply = r
-            key = (points - reply) * 64 + PIPS[tile]
+            key = (points - best_answer(after, reply_hand)) * 64 + PIPS[tile]
             action = tile * 4 + slot
             if best_key is None or key > best_key or key == best_key and action < best:
                 best, best_key = action, key

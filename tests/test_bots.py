@@ -300,6 +300,29 @@ def test_a_state_built_from_the_leaders_view_keeps_the_lead_requirement(rules, o
 
 
 @settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 60), st.integers(0, 2**28 - 1))
+def test_rollout_best_answer_is_the_best_placement_of_any_tile(seed, moves, hand):
+    """The rollouts' fast reply table against its definition: every tile of the hand at every end it fits."""
+    from agents.search import best_answer
+    from allfives_env.core.scoring import POINTS_FOR_TOTAL
+
+    state = State(make_rules("pagat", 3), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.finished or state.layout.empty and moves % 2:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    layout = state.layout
+    if layout.empty:
+        return
+    expected = max(
+        (POINTS_FOR_TOTAL[layout.end_total_after(t, s)] for t in mask_to_tiles(hand) for s in layout.fits(t)),
+        default=0,
+    )
+    assert best_answer(layout, hand) == expected
+
+
+@settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 60), st.integers(0, 2**28 - 1), st.sampled_from([0, 120, 245]))
 def test_heuristic_best_reply_is_the_best_placement_of_each_tile(seed, moves, tiles, score):
     """The heuristic's fast reply table against its definition: every tile tried at every end it fits."""
