@@ -24,8 +24,9 @@ import os
 from allfives_env.core import SeatView
 
 from .policy_agent import PolicyAgent, TrainedAgent
-from .search import DEFAULT_SIMULATIONS, SearchAgent
+from .search import SearchAgent
 
+DEFAULT_SIMULATIONS = 360  # 1.5x plain search's 240: the mean decision still fits well inside 0.1 s
 DEFAULT_CANDIDATES = 3
 DEFAULT_MIN_PRIOR = 0.2
 
