@@ -85,9 +85,9 @@ def _guided_search(spec: str, arg: str, seed: int | None) -> Agent:
             )
         simulations = count
     _require_torch()
-    from .guided_search import DEFAULT_SIMULATIONS, GuidedSearchAgent
+    from .guided_search import GuidedSearchAgent
 
-    return GuidedSearchAgent(path, seed=seed, simulations=simulations or DEFAULT_SIMULATIONS)
+    return GuidedSearchAgent(path, seed=seed, simulations=simulations)
 
 
 def _require_torch() -> None:

@@ -250,12 +250,16 @@ class SearchAgent(Agent):
         values = self.evaluate(view)
         return legal[values.index(max(values))]
 
+    def budget(self, view: SeatView) -> int:
+        """Rollouts for this decision, shared among the candidates (``simulations`` here)."""
+        return self.simulations
+
     def evaluate(self, view: SeatView, actions: list[int] | None = None) -> list[float]:
         """Mean rollout outcome of each of ``actions`` (default ``view.legal``), in that order, on the same deals."""
         legal = view.legal if actions is None else actions
         side = view.rules.side_of[view.seat]
         totals = [0.0] * len(legal)
-        deals = max(1, self.simulations // len(legal))
+        deals = max(1, self.budget(view) // len(legal))
         guarded = self.rollout == "guarded"
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0

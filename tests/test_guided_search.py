@@ -9,9 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.guided_search import DEFAULT_CANDIDATES, GuidedSearchAgent  # noqa: E402
+from agents.guided_search import DEFAULT_CANDIDATES, DEFAULT_SIMULATIONS, GuidedSearchAgent  # noqa: E402
 from agents.policy_net import PolicyNet, policy_payload  # noqa: E402
-from agents.search import DEFAULT_SIMULATIONS  # noqa: E402
 from allfives_env.core import State, make_rules  # noqa: E402
 
 CONFIGS = [
@@ -77,8 +76,12 @@ def test_one_candidate_plays_the_policys_choice(policy):
 def test_spec_grammar(policy):
     agent = make_agent(f"search:checkpoint:{policy}")
     assert isinstance(agent, GuidedSearchAgent)
-    assert agent.simulations == DEFAULT_SIMULATIONS and agent.candidates == DEFAULT_CANDIDATES
-    assert make_agent(f"search:checkpoint:{policy}:37").simulations == 37
+    assert agent.simulations is None and agent.candidates == DEFAULT_CANDIDATES
+    fixed = make_agent(f"search:checkpoint:{policy}:37")
+    for config in CONFIGS:
+        _, view = next(views(config, 1, limit=1))
+        assert agent.budget(view) == DEFAULT_SIMULATIONS[view.rules.num_players]
+        assert fixed.budget(view) == 37
 
 
 @pytest.mark.parametrize(
