@@ -56,6 +56,7 @@ class GuidedSearchAgent(SearchAgent):
         self.name = "search:trained" if path is None else f"search:checkpoint:{self.policy.path.name}"
 
     def budget(self, view: SeatView) -> int:
+        """The rollouts given at construction, else the default for the table's player count."""
         return DEFAULT_SIMULATIONS[view.rules.num_players] if self.simulations is None else self.simulations
 
     def priors(self, view: SeatView) -> tuple[list[int], list[float]]:
