@@ -299,6 +299,17 @@ def test_a_state_built_from_the_leaders_view_keeps_the_lead_requirement(rules, o
         assert state.view(state.to_act).required_lead == -1  # once led, nothing is required
 
 
+def random_layout(rules, seed: int, moves: int):
+    """The layout after up to ``moves`` random legal actions of a seeded match (an odd ``moves`` keeps it empty)."""
+    state = State(rules, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.finished or state.layout.empty and moves % 2:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    return state.layout
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 60), st.integers(0, 2**28 - 1))
 def test_rollout_best_answer_is_the_best_placement_of_any_tile(seed, moves, hand):
@@ -306,13 +317,7 @@ def test_rollout_best_answer_is_the_best_placement_of_any_tile(seed, moves, hand
     from agents.search import best_answer
     from allfives_env.core.scoring import POINTS_FOR_TOTAL
 
-    state = State(make_rules("pagat", 3), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if state.finished or state.layout.empty and moves % 2:
-            break
-        state.apply(rng.choice(state.legal_actions()))
-    layout = state.layout
+    layout = random_layout(make_rules("pagat", 3), seed, moves)
     if layout.empty:
         return
     expected = max(
@@ -329,13 +334,7 @@ def test_heuristic_best_reply_is_the_best_placement_of_each_tile(seed, moves, ti
     from agents.heuristic import WIN, best_reply
     from allfives_env.core.scoring import POINTS_FOR_TOTAL
 
-    state = State(make_rules("pagat", 2), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if state.finished or state.layout.empty and moves % 2:
-            break
-        state.apply(rng.choice(state.legal_actions()))
-    layout = state.layout
+    layout = random_layout(make_rules("pagat", 2), seed, moves)
     expected = []
     for tile in mask_to_tiles(tiles):
         best = max((POINTS_FOR_TOTAL[layout.end_total_after(tile, s)] for s in layout.fits(tile)), default=0)
