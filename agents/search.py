@@ -29,7 +29,7 @@ import time
 from allfives_env.core import DRAW, PASS, PIPS, SeatView, State
 from allfives_env.core.layout import Layout
 from allfives_env.core.scoring import POINTS_FOR_TOTAL, zero_sum_gain
-from allfives_env.core.tiles import SUIT_MASK, mask_to_tiles
+from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
 
 from .base import Agent
 from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
@@ -168,24 +168,40 @@ def best_answer(layout: Layout, hand: int) -> int:
 
 
 def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
-    """A stronger rollout policy: points now minus the best the next seat could answer with ``reply_hand``."""
+    """A stronger rollout policy: points now minus the best the next seat could answer with ``reply_hand``.
+
+    Placements are tried from the highest ceiling (points now and weight, the
+    key they would have if the next seat could not answer) down, and the search
+    stops once no ceiling left can beat the best key found: the same choice as
+    trying them all, at a fraction of the cost.
+    """
     values = layout.values
-    best, best_key = -1, None
+    ranked = []
     for slot in range(4):
         v = values[slot]
         if v < 0:
             continue
+        covered = layout.covered_total(slot)
         tiles = fit & SUIT_MASK[v]
         while tiles:
             low = tiles & -tiles
             tiles ^= low
             tile = low.bit_length() - 1
-            after = layout.copy()
-            points = POINTS_FOR_TOTAL[after.place(tile, slot)]
-            key = (points - best_answer(after, reply_hand)) * 64 + PIPS[tile]
-            action = tile * 4 + slot
-            if best_key is None or key > best_key or key == best_key and action < best:
-                best, best_key = action, key
+            points = POINTS_FOR_TOTAL[covered + END_COUNT[tile][v]]
+            ranked.append((points * 64 + PIPS[tile], -(tile * 4 + slot), points, tile, slot))
+    if len(ranked) == 1:
+        return -ranked[0][1]
+    ranked.sort(reverse=True)
+    best, best_key = -1, None
+    for ceiling, negative_action, points, tile, slot in ranked:
+        if best_key is not None and (ceiling < best_key or ceiling == best_key and -negative_action > best):
+            break
+        after = layout.copy()
+        after.place(tile, slot)
+        key = points * 64 - best_answer(after, reply_hand) * 64 + PIPS[tile]
+        action = -negative_action
+        if best_key is None or key > best_key or key == best_key and action < best:
+            best, best_key = action, key
     return best
 
 

@@ -327,6 +327,30 @@ def test_rollout_best_answer_is_the_best_placement_of_any_tile(seed, moves, hand
     assert best_answer(layout, hand) == expected
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 60), st.integers(0, 2**28 - 1), st.integers(0, 2**28 - 1))
+def test_guarded_rollout_choice_is_its_definition(seed, moves, fit, reply_hand):
+    """The guarded rollout policy, which skips hopeless placements, against its plain definition: the best
+    (points now minus the next seat's best answer, then pips, then the lowest action id) over every placement."""
+    from agents.search import best_answer, guarded_placement
+    from allfives_env.core.scoring import POINTS_FOR_TOTAL
+
+    layout = random_layout(make_rules("pagat", 2), seed, moves)
+    fit &= ~layout.played & layout.playable_mask()
+    reply_hand &= ~layout.played & ~fit
+    if layout.empty or not fit:
+        return
+
+    def key(action: int) -> tuple[int, int, int]:
+        tile, slot = divmod(action, 4)
+        after = layout.copy()
+        points = POINTS_FOR_TOTAL[after.place(tile, slot)]
+        return points - best_answer(after, reply_hand), PIPS[tile], -action
+
+    placements = [t * 4 + s for t in mask_to_tiles(fit) for s in layout.fits(t)]
+    assert guarded_placement(layout, fit, reply_hand) == max(placements, key=key)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 60), st.integers(0, 2**28 - 1), st.sampled_from([0, 120, 245]))
 def test_heuristic_best_reply_is_the_best_placement_of_each_tile(seed, moves, tiles, score):
