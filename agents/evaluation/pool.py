@@ -40,7 +40,7 @@ def serial_map(config: MatchConfig, matches: Sequence[int], workers: int, done: 
 def process_map(config: MatchConfig, matches: Sequence[int], workers: int, done: MatchDone) -> None:
     """Play the matches in ``workers`` spawned processes; an error or Ctrl-C stops them all at once."""
     import multiprocessing
-    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # spawn, not fork: a parent that already runs torch threads must not be forked.
     context = multiprocessing.get_context("spawn")
@@ -48,7 +48,7 @@ def process_map(config: MatchConfig, matches: Sequence[int], workers: int, done:
     try:
         pending = {pool.submit(_worker_match, k): k for k in matches}
         while pending:
-            finished, _ = wait(pending, return_when=FIRST_EXCEPTION)
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 k = pending.pop(future)
                 done(k, future.result())  # re-raises a worker's error here
