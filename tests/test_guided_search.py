@@ -73,6 +73,18 @@ def test_one_candidate_plays_the_policys_choice(policy):
         assert guided.act(view) == plain.act(view)
 
 
+def test_the_prior_weight_leans_the_choice_toward_the_policy(policy):
+    plain = make_agent(f"checkpoint:{policy}")
+    # A weight far above any rollout outcome: the policy's favourite always wins.
+    leaning = GuidedSearchAgent(policy, seed=0, simulations=12, prior_weight=1e6)
+    searched = GuidedSearchAgent(policy, seed=0, simulations=12, candidates=4)
+    overruled = 0
+    for _, view in views(CONFIGS[0], 4, limit=25):
+        assert leaning.act(view) == plain.act(view)
+        overruled += searched.act(view) != plain.act(view)
+    assert overruled > 0  # so the agreement above is the weight's doing, not the rollouts'
+
+
 def test_spec_grammar(policy):
     agent = make_agent(f"search:checkpoint:{policy}")
     assert isinstance(agent, GuidedSearchAgent)
@@ -105,3 +117,6 @@ def test_bad_options_are_refused(policy):
         GuidedSearchAgent(policy, candidates=0)
     with pytest.raises(ValueError, match="min_prior"):
         GuidedSearchAgent(policy, min_prior=1.5)
+    for weight in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="prior_weight"):
+            GuidedSearchAgent(policy, prior_weight=weight)
