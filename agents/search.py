@@ -170,10 +170,10 @@ def best_answer(layout: Layout, hand: int) -> int:
 def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
     """A stronger rollout policy: points now minus the best the next seat could answer with ``reply_hand``.
 
-    Placements are tried from the highest ceiling (points now and weight, the
-    key they would have if the next seat could not answer) down, and the search
-    stops once no ceiling left can beat the best key found: the same choice as
-    trying them all, at a fraction of the cost.
+    Placements are tried from the highest ceiling (the key they would have if
+    the next seat could not answer) down, and the loop stops once no ceiling
+    left can beat the best key found: the same choice as trying them all, at a
+    fraction of the cost.
     """
     values = layout.values
     ranked = []
@@ -198,7 +198,7 @@ def guarded_placement(layout: Layout, fit: int, reply_hand: int) -> int:
             break
         after = layout.copy()
         after.place(tile, slot)
-        key = points * 64 - best_answer(after, reply_hand) * 64 + PIPS[tile]
+        key = (points - best_answer(after, reply_hand)) * 64 + PIPS[tile]
         action = -negative_action
         if best_key is None or key > best_key or key == best_key and action < best:
             best, best_key = action, key
