@@ -34,7 +34,7 @@ DEFAULT_SIMULATIONS: dict[int, int] = {2: 380, 3: 260, 4: 380}
 DEFAULT_CANDIDATES = 3
 DEFAULT_MIN_PRIOR = 0.2
 #: Points a candidate's mean gains per unit of its log-probability. 0: the rollouts decide alone (1.5 was
-#: tried and measured no stronger).
+#: measured weaker).
 DEFAULT_PRIOR_WEIGHT = 0.0
 
 
