@@ -25,6 +25,7 @@ import os
 
 from allfives_env.core import SeatView
 
+from .inference import DEFAULT_BETA
 from .policy_agent import PolicyAgent, TrainedAgent
 from .search import SearchAgent
 
@@ -49,8 +50,10 @@ class GuidedSearchAgent(SearchAgent):
         candidates: int = DEFAULT_CANDIDATES,
         min_prior: float = DEFAULT_MIN_PRIOR,
         prior_weight: float = DEFAULT_PRIOR_WEIGHT,
+        inference: float = DEFAULT_BETA,
     ) -> None:
-        super().__init__(seed=seed, simulations=DEFAULT_SIMULATIONS[2] if simulations is None else simulations)
+        default = DEFAULT_SIMULATIONS[2] if simulations is None else simulations
+        super().__init__(seed=seed, simulations=default, inference=inference)
         self.simulations = simulations  # None: the table's default (DEFAULT_SIMULATIONS)
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
             raise ValueError(f"candidates={candidates!r} is not allowed; allowed: a positive whole number")

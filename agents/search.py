@@ -23,6 +23,7 @@ costs no search.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -33,6 +34,7 @@ from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
 
 from .base import Agent
 from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
+from .inference import PlayModel
 
 DEFAULT_SIMULATIONS = 240
 ROLLOUTS = ("guarded", "greedy")
@@ -247,6 +249,7 @@ class SearchAgent(Agent):
         simulations: int = DEFAULT_SIMULATIONS,
         time_limit: float | None = None,
         rollout: str = "guarded",
+        inference: float = 0.0,
     ) -> None:
         super().__init__(seed)
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
@@ -255,9 +258,14 @@ class SearchAgent(Agent):
             raise ValueError(f"time_limit={time_limit!r} is not allowed; allowed: None or a positive number of seconds")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout={rollout!r} is not a rollout policy; allowed: {', '.join(map(repr, ROLLOUTS))}")
+        if not 0 <= inference < math.inf:
+            raise ValueError(
+                f"inference={inference!r} is not allowed; allowed: a finite number >= 0 (0: deals unweighted)"
+            )
         self.simulations = simulations
         self.time_limit = time_limit
         self.rollout = rollout
+        self.inference = inference
 
     def act(self, view: SeatView) -> int:
         legal = view.legal
@@ -275,17 +283,21 @@ class SearchAgent(Agent):
         legal = view.legal if actions is None else actions
         side = view.rules.side_of[view.seat]
         totals = [0.0] * len(legal)
+        model = PlayModel(view, self.inference) if self.inference else None
+        weights = 0.0
         deals = max(1, self.budget(view) // len(legal))
         guarded = self.rollout == "guarded"
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while done < deals if deadline is None else done == 0 or time.perf_counter() < deadline:
             hands, boneyard = sample_hidden(view, self.rng)
+            weight = model.weight(hands) if model else 1.0
             root = State.from_view(view, hands, boneyard, round_limit=1)
             for i, action in enumerate(legal):
                 play = root.clone()
                 play.apply(action)
                 play_out(play, guarded)
-                totals[i] += outcome(play, side, view.scores)
+                totals[i] += weight * outcome(play, side, view.scores)
+            weights += weight
             done += 1
-        return [total / done for total in totals]
+        return [total / weights for total in totals]
