@@ -15,7 +15,10 @@ Rollouts use the search bot's fast ``guarded`` policy (a network forward pass
 per rollout step would cost far more than the 0.1 s a decision allows).
 
 Like the search bot it reads only its seat's view: the deals of the hidden
-tiles are sampled from what the view shows.
+tiles are sampled from what the view shows. With ``inference`` above 0 each
+deal counts in the means with the weight :class:`~agents.inference.PlayModel`
+gives it (a seat that passed up points this round probably lacked the tiles
+that scored); by default every deal counts alike.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ import os
 
 from allfives_env.core import SeatView
 
-from .inference import DEFAULT_BETA
 from .policy_agent import PolicyAgent, TrainedAgent
 from .search import SearchAgent
 
@@ -37,6 +39,9 @@ DEFAULT_MIN_PRIOR = 0.2
 #: Points a candidate's mean gains per unit of its log-probability. 0: the rollouts decide alone (1.5 was
 #: measured weaker).
 DEFAULT_PRIOR_WEIGHT = 0.0
+#: The deal model's points weight (``inference.DEFAULT_BETA`` is its fitted value). 0: deals count alike
+#: (with 0.3 it won no more games; see docs/results.md).
+DEFAULT_INFERENCE = 0.0
 
 
 class GuidedSearchAgent(SearchAgent):
@@ -50,7 +55,7 @@ class GuidedSearchAgent(SearchAgent):
         candidates: int = DEFAULT_CANDIDATES,
         min_prior: float = DEFAULT_MIN_PRIOR,
         prior_weight: float = DEFAULT_PRIOR_WEIGHT,
-        inference: float = DEFAULT_BETA,
+        inference: float = DEFAULT_INFERENCE,
     ) -> None:
         default = DEFAULT_SIMULATIONS[2] if simulations is None else simulations
         super().__init__(seed=seed, simulations=default, inference=inference)

@@ -6,10 +6,11 @@ lacks (draws and passes); :class:`PlayModel` then weighs each deal by how
 likely it makes the other seats' placements this round, under a simple model
 of play: a seat picks among its legal placements with probability
 proportional to ``exp(beta * points)``, ``points`` being what the placement
-scores. ``beta = 0.3`` is the maximum-likelihood fit over the free placements
-of ``heuristic``, ``search`` and ``trained`` in self-play on the tuning seeds
-(``search`` alone fits 0.25): each takes the most points on offer in 70-85%
-of the positions where some placement scores.
+scores. Fitted by maximum likelihood to the free placements of the bots
+(``benchmarks/fit_play_model.py``, tuning seeds), ``beta`` is 0.2 for
+``search``, 0.3 for ``trained`` and 0.35 for ``heuristic`` (0.25 pooled): each
+takes the most points on offer in 70-84% of the positions where some
+placement scores. The default, 0.3, lies among them.
 
 Only placements the seat chose freely count: a lead is skipped, and so is a
 placement of a tile just drawn (it must be played). The seat's hand at an
@@ -30,7 +31,7 @@ from allfives_env.core.layout import Layout
 from allfives_env.core.scoring import POINTS_FOR_TOTAL
 from allfives_env.core.tiles import NUM_TILES
 
-#: Maximum-likelihood fit of the model's points weight (see the module docstring).
+#: The model's points weight, among the bots' maximum-likelihood fits (see the module docstring).
 DEFAULT_BETA = 0.3
 
 

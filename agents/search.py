@@ -15,6 +15,10 @@ Rollout policies (every seat plays the same one, with all tiles of the deal know
   could make with its hand, then the heaviest tile;
 - ``greedy``: most points now, then the heaviest tile (about 4x cheaper).
 
+With ``inference`` above 0 (plain ``search`` keeps 0), each deal counts in the
+means with the weight :class:`~agents.inference.PlayModel` gives it: how
+likely it makes the other seats' placements this round.
+
 Budget: ``simulations`` rollouts per decision, shared evenly among the
 candidates (deterministic for a seed), or ``time_limit`` seconds per decision
 (as many deals as fit, at least one). A decision with a single legal action

@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
 from agents.guided_search import DEFAULT_CANDIDATES, DEFAULT_SIMULATIONS, GuidedSearchAgent  # noqa: E402
+from agents.inference import DEFAULT_BETA  # noqa: E402
 from agents.policy_net import PolicyNet, policy_payload  # noqa: E402
 from allfives_env.core import State, make_rules  # noqa: E402
 
@@ -120,3 +121,21 @@ def test_bad_options_are_refused(policy):
     for weight in (-1.0, float("inf"), float("nan")):
         with pytest.raises(ValueError, match="prior_weight"):
             GuidedSearchAgent(policy, prior_weight=weight)
+        with pytest.raises(ValueError, match="inference"):
+            GuidedSearchAgent(policy, inference=weight)
+
+
+def test_inference_weighs_the_guided_search_deals(policy):
+    """Off by default; on, the shortlist's means are the deals' weighted means (the plain search's, tested there)."""
+    assert GuidedSearchAgent(policy).inference == 0.0
+    informed = GuidedSearchAgent(policy, seed=0, simulations=60, inference=DEFAULT_BETA)
+    alike = GuidedSearchAgent(policy, seed=0, simulations=60)
+    differ = 0
+    for _, view in views(CONFIGS[0], 6, limit=40):
+        actions, _ = informed.shortlist(view)
+        if len(actions) < 2:
+            continue
+        informed.rng.seed(1)
+        alike.rng.seed(1)
+        differ += informed.evaluate(view, actions) != alike.evaluate(view, actions)
+    assert differ > 0
