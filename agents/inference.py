@@ -36,10 +36,13 @@ DEFAULT_BETA = 0.3
 
 
 class PlayModel:
-    """Weights of deals of the hidden tiles, from the other seats' free placements this round."""
+    """Weights of deals of the hidden tiles, from the other seats' free placements this round.
+
+    ``beta = 0`` reads nothing: every deal weighs 1 (the searches' default).
+    """
 
     def __init__(self, view: SeatView, beta: float = DEFAULT_BETA) -> None:
-        if not 0 <= beta < math.inf:
+        if isinstance(beta, bool) or not isinstance(beta, int | float) or not 0 <= beta < math.inf:
             raise ValueError(f"beta={beta!r} is not allowed; allowed: a finite number >= 0 (per point)")
         #: One entry per counted placement: (seat, tiles it placed from then on, playable mask, term of each tile).
         self.placements: list[tuple[int, int, int, list[float]]] = []

@@ -262,7 +262,7 @@ class SearchAgent(Agent):
             raise ValueError(f"time_limit={time_limit!r} is not allowed; allowed: None or a positive number of seconds")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout={rollout!r} is not a rollout policy; allowed: {', '.join(map(repr, ROLLOUTS))}")
-        if not 0 <= inference < math.inf:
+        if isinstance(inference, bool) or not isinstance(inference, int | float) or not 0 <= inference < math.inf:
             raise ValueError(
                 f"inference={inference!r} is not allowed; allowed: a finite number >= 0 (0: deals unweighted)"
             )

@@ -99,7 +99,7 @@ def test_zero_beta_reads_nothing_and_bad_beta_is_refused():
     _, view = next(iter(positions(CONFIGS[0], 3)))
     assert PlayModel(view, 0.0).placements == []
     assert PlayModel(view, 0.0).weight([0, 0]) == 1.0
-    for bad in (-0.1, math.inf, math.nan):
+    for bad in (-0.1, math.inf, math.nan, True, "0.3", None):
         with pytest.raises(ValueError, match="beta="):
             PlayModel(view, bad)
         with pytest.raises(ValueError, match="inference="):
