@@ -62,9 +62,13 @@ class GuidedSearchAgent(SearchAgent):
         self.simulations = simulations  # None: the table's default (DEFAULT_SIMULATIONS)
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
             raise ValueError(f"candidates={candidates!r} is not allowed; allowed: a positive whole number")
-        if not 0 <= min_prior <= 1:
+        if isinstance(min_prior, bool) or not isinstance(min_prior, int | float) or not 0 <= min_prior <= 1:
             raise ValueError(f"min_prior={min_prior!r} is not allowed; allowed: a probability in [0, 1]")
-        if not 0 <= prior_weight < math.inf:
+        if (
+            isinstance(prior_weight, bool)
+            or not isinstance(prior_weight, int | float)
+            or not 0 <= prior_weight < math.inf
+        ):
             raise ValueError(f"prior_weight={prior_weight!r} is not allowed; allowed: a finite number >= 0 (points)")
         self.policy = TrainedAgent(seed=seed) if path is None else PolicyAgent(path, seed=seed)
         self.candidates = candidates

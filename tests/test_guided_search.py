@@ -116,9 +116,10 @@ def test_bad_specs_are_refused_by_name(spec, message):
 def test_bad_options_are_refused(policy):
     with pytest.raises(ValueError, match="candidates"):
         GuidedSearchAgent(policy, candidates=0)
-    with pytest.raises(ValueError, match="min_prior"):
-        GuidedSearchAgent(policy, min_prior=1.5)
-    for weight in (-1.0, float("inf"), float("nan")):
+    for prior in (1.5, -0.1, float("nan"), "0.2", True):
+        with pytest.raises(ValueError, match="min_prior"):
+            GuidedSearchAgent(policy, min_prior=prior)
+    for weight in (-1.0, float("inf"), float("nan"), "1.5", True):
         with pytest.raises(ValueError, match="prior_weight"):
             GuidedSearchAgent(policy, prior_weight=weight)
         with pytest.raises(ValueError, match="inference"):
