@@ -57,8 +57,8 @@ class GuidedSearchAgent(SearchAgent):
         prior_weight: float = DEFAULT_PRIOR_WEIGHT,
         inference: float = DEFAULT_INFERENCE,
     ) -> None:
-        default = DEFAULT_SIMULATIONS[2] if simulations is None else simulations
-        super().__init__(seed=seed, simulations=default, inference=inference)
+        rollouts = DEFAULT_SIMULATIONS[2] if simulations is None else simulations
+        super().__init__(seed=seed, simulations=rollouts, inference=inference)
         self.simulations = simulations  # None: the table's default (DEFAULT_SIMULATIONS)
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
             raise ValueError(f"candidates={candidates!r} is not allowed; allowed: a positive whole number")
