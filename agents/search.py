@@ -39,6 +39,7 @@ from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
 from .base import Agent
 from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
 from .inference import PlayModel
+from .rollout import play_round
 
 DEFAULT_SIMULATIONS = 240
 ROLLOUTS = ("guarded", "greedy")
@@ -235,10 +236,15 @@ def play_out(state: State, guarded: bool = True) -> None:
 
 def outcome(state: State, side: int, root_scores: tuple) -> float:
     """The value of a rollout for ``side``: its gain since the root minus the opponents' mean gain, plus the match result."""
-    gains = [now - before for now, before in zip(state.scores, root_scores, strict=True)]
+    return outcome_of(state.scores, state.winners, side, root_scores)
+
+
+def outcome_of(scores: list, winners: tuple[int, ...], side: int, root_scores: tuple) -> float:
+    """:func:`outcome` from a rollout's final scores and winning sides."""
+    gains = [now - before for now, before in zip(scores, root_scores, strict=True)]
     value = zero_sum_gain(gains, side)
-    if state.winners:
-        value += WIN_BONUS / len(state.winners) if side in state.winners else -WIN_BONUS
+    if winners:
+        value += WIN_BONUS / len(winners) if side in winners else -WIN_BONUS
     return value
 
 
@@ -300,8 +306,8 @@ class SearchAgent(Agent):
             for i, action in enumerate(legal):
                 play = root.clone()
                 play.apply(action)
-                play_out(play, guarded)
-                totals[i] += weight * outcome(play, side, view.scores)
+                scores, winners = play_round(play, guarded)
+                totals[i] += weight * outcome_of(scores, winners, side, view.scores)
             weights += weight
             done += 1
         return [total / weights for total in totals]
