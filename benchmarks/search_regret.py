@@ -22,11 +22,13 @@ import statistics
 
 from bench_bots import positions
 
-from agents.guided_search import GuidedSearchAgent
-from agents.search import outcome, play_out, sample_hidden
+from agents.guided_search import DEFAULT_MIN_PRIOR, GuidedSearchAgent
+from agents.rollout import play_round
+from agents.search import outcome_of, sample_hidden
 from allfives_env.core import SeatView, State
 
-SETTINGS = [(240, None), (380, None), (760, None), (380, 2)]  # (rollouts a decision, candidates kept; None: all)
+#: (rollouts a decision, candidates kept as the bot keeps them; None: every one in the table).
+SETTINGS = [(240, 3), (380, 3), (760, 2), (760, 3), (760, 4), (760, 5), (760, 6), (760, None), (1520, 3)]
 
 
 def rollout_table(view: SeatView, actions: list[int], deals: int, rng: random.Random) -> list[list[float]]:
@@ -40,17 +42,24 @@ def rollout_table(view: SeatView, actions: list[int], deals: int, rng: random.Ra
         for action in actions:
             play = root.clone()
             play.apply(action)
-            play_out(play)
-            row.append(outcome(play, side, view.scores))
+            row.append(outcome_of(*play_round(play), side, view.scores))
         rows.append(row)
     return rows
 
 
-def regret(rows: list[list[float]], rollouts: int, kept: int | None, repeats: int, rng: random.Random) -> float:
-    """Mean regret of choosing among the first ``kept`` actions (None: all) by ``rollouts`` rollouts drawn from ``rows``."""
+def regret(
+    rows: list[list[float]], probs: list[float], rollouts: int, kept: int | None, repeats: int, rng: random.Random
+) -> float:
+    """Mean regret of ``rollouts`` rollouts, drawn from ``rows``, over the candidates the bot would keep.
+
+    The bot keeps the ``kept`` most probable actions and any other the policy
+    gives at least ``DEFAULT_MIN_PRIOR``; ``None`` keeps every one in the table.
+    """
     values = [statistics.fmean(column) for column in zip(*rows, strict=True)]
     best = max(values)
-    kept = len(values) if kept is None else min(kept, len(values))
+    if kept is None:
+        kept = len(values)
+    kept = min(len(values), max(kept, sum(p >= DEFAULT_MIN_PRIOR for p in probs)))
     deals = max(1, rollouts // kept)
     total = 0.0
     for _ in range(repeats):
@@ -66,24 +75,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--every", type=int, default=3, help="use every N-th decision with a choice")
     parser.add_argument("--deals", type=int, default=600, help="deals behind each candidate's value")
     parser.add_argument("--repeats", type=int, default=200, help="replays of each setting per decision")
+    parser.add_argument("--candidates", type=int, default=4, help="the most probable actions valued per decision")
     args = parser.parse_args(argv)
-    bot = GuidedSearchAgent(seed=0)
+    bot = GuidedSearchAgent(seed=0, candidates=args.candidates)
     rng = random.Random(0)
     tables = []
     for view in [v for v in positions(args.matches, "pagat", 2) if len(v.legal) > 1][:: args.every]:
-        actions, _ = bot.shortlist(view)
+        actions, probs = bot.shortlist(view)
         if len(actions) > 1:
-            tables.append(rollout_table(view, actions, args.deals, rng))
+            tables.append((rollout_table(view, actions, args.deals, rng), probs))
     print(f"{len(tables)} decisions with a shortlist, each candidate valued over {args.deals} deals")
     print("| setting | regret (points a decision) |")
     print("|---|---:|")
     favourite = [
-        max(map(statistics.fmean, zip(*rows, strict=True))) - statistics.fmean(r[0] for r in rows) for rows in tables
+        max(map(statistics.fmean, zip(*rows, strict=True))) - statistics.fmean(r[0] for r in rows) for rows, _ in tables
     ]
     print(f"| the policy's favourite, no rollouts | {statistics.fmean(favourite):.3f} |")
     for rollouts, kept in SETTINGS:
-        mean = statistics.fmean(regret(rows, rollouts, kept, args.repeats, rng) for rows in tables)
-        over = "the whole shortlist" if kept is None else f"the {kept} most probable"
+        mean = statistics.fmean(regret(rows, probs, rollouts, kept, args.repeats, rng) for rows, probs in tables)
+        over = f"all {args.candidates} valued" if kept is None else f"the {kept} most probable"
         print(f"| {rollouts} rollouts over {over} | {mean:.3f} |")
 
 
