@@ -10,6 +10,9 @@ outcome is played. An outcome is the own side's points gained over the rest
 of the round (hand award included) minus the opponents' mean gain, plus
 ``WIN_BONUS`` if the match is won in the rollout (minus it if lost).
 
+The rest of the round after a candidate is played by :func:`agents.rollout.play_round`,
+on plain integers, move for move as :func:`play_out` plays it on the core's state.
+
 Rollout policies (every seat plays the same one, with all tiles of the deal known):
 - ``guarded`` (default): most points now minus the best answer the next seat
   could make with its hand, then the heaviest tile;
@@ -222,6 +225,8 @@ def play_out(state: State, guarded: bool = True) -> None:
 
     Every seat uses the same policy with every tile of the deal known; the
     core decides the rest (forced draws, passes, blocks, awards, the target).
+    The search plays the same moves faster with :func:`agents.rollout.play_round`;
+    this is the reference it is tested against.
     """
     n = state.rules.num_players
     while not state.finished:
