@@ -3,15 +3,15 @@
 A 300-match duplicate evaluation takes half an hour and still moves by about
 4 points from run to run, too coarse to tell two budgets apart. This measures
 the search itself, with little noise: on the decisions of seeded
-heuristic-vs-heuristic matches (the tuning seeds), it rolls every candidate of
-the policy's shortlist out on ``--deals`` sampled deals, and takes the means
-over all of them as each candidate's value. A setting (rollouts a decision,
-candidates kept) is then replayed many times by drawing its deals from those,
-and its regret is the value of the best candidate minus the value of the one
-it picks: points per decision, in the rollouts' own terms. The policy's
-favourite alone is the first row.
+heuristic-vs-heuristic matches (the tuning seeds), it rolls the policy's
+``--candidates`` most probable actions out on ``--deals`` sampled deals, and
+takes the means over all of them as each one's value. A setting (rollouts a
+decision, candidates kept) is then replayed many times by drawing its deals
+from those, and its regret is the value of the best of them minus the value
+of the one it picks: points per decision, in the rollouts' own terms. The
+policy's favourite alone is the first row.
 
-    python benchmarks/search_regret.py --matches 14 --every 3 --deals 1000
+    python benchmarks/search_regret.py --matches 14 --every 3 --deals 1000 --candidates 8
 """
 
 from __future__ import annotations
@@ -69,6 +69,11 @@ def regret(
     return total / repeats
 
 
+def _error(values: list[float]) -> float:
+    """The standard error of the mean over decisions (the decisions, not the replays, are the noise that matters)."""
+    return statistics.stdev(values) / len(values) ** 0.5
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=6, help="seeded heuristic matches whose decisions are used")
@@ -85,16 +90,16 @@ def main(argv: list[str] | None = None) -> None:
         if len(actions) > 1:
             tables.append((rollout_table(view, actions, args.deals, rng), probs))
     print(f"{len(tables)} decisions with a shortlist, each candidate valued over {args.deals} deals")
-    print("| setting | regret (points a decision) |")
-    print("|---|---:|")
+    print("| setting | regret (points a decision) | standard error |")
+    print("|---|---:|---:|")
     favourite = [
         max(map(statistics.fmean, zip(*rows, strict=True))) - statistics.fmean(r[0] for r in rows) for rows, _ in tables
     ]
-    print(f"| the policy's favourite, no rollouts | {statistics.fmean(favourite):.3f} |")
+    print(f"| the policy's favourite, no rollouts | {statistics.fmean(favourite):.3f} | {_error(favourite):.3f} |")
     for rollouts, kept in SETTINGS:
-        mean = statistics.fmean(regret(rows, probs, rollouts, kept, args.repeats, rng) for rows, probs in tables)
+        regrets = [regret(rows, probs, rollouts, kept, args.repeats, rng) for rows, probs in tables]
         over = f"all {args.candidates} valued" if kept is None else f"the {kept} most probable"
-        print(f"| {rollouts} rollouts over {over} | {mean:.3f} |")
+        print(f"| {rollouts} rollouts over {over} | {statistics.fmean(regrets):.3f} | {_error(regrets):.3f} |")
 
 
 if __name__ == "__main__":
