@@ -89,20 +89,7 @@ def play_round(state: State, guarded: bool = True, log: list[int] | None = None)
         tile, slot = action >> 2, action & 3
         hands[seat] &= ~(1 << tile)
         drawn = -1
-        # The core's Layout.place, on the local ends.
-        value = values[slot]
-        counts[slot] = END_COUNT[tile][value]
-        bit = 1 << slot
-        if spinner_ends & bit:
-            spinner_ends ^= bit
-            if spinner_ends:
-                counts[spinner_ends.bit_length() - 1] = 2 * spinner
-            else:
-                values[2] = values[3] = spinner
-        outer = OTHER_HALF[tile][value]
-        if IS_DOUBLE[tile] and spinner < 0:
-            spinner, spinner_ends = outer, bit
-        values[slot] = outer
+        spinner, spinner_ends = _place(values, counts, spinner, spinner_ends, tile, slot)
         points = POINTS_FOR_TOTAL[counts[0] + counts[1] + counts[2] + counts[3]]
         if points:
             side = side_of[seat]
@@ -115,6 +102,24 @@ def play_round(state: State, guarded: bool = True, log: list[int] | None = None)
         if drawn_so_far == bone_count and not _held(hands) & playable:
             return _end_round(scores, _block_gains(rules, _seat_pips(hands)), target)
         seat = (seat + 1) % n
+
+
+def _place(values: list[int], counts: list[int], spinner: int, spinner_ends: int, tile: int, slot: int) -> tuple:
+    """``Layout.place`` on the ends alone: ``values`` and ``counts`` change in place; returns the new spinner and its ends."""
+    value = values[slot]
+    counts[slot] = END_COUNT[tile][value]
+    bit = 1 << slot
+    if spinner_ends & bit:
+        spinner_ends ^= bit
+        if spinner_ends:  # a led spinner keeps one line side: it counts both halves
+            counts[spinner_ends.bit_length() - 1] = 2 * spinner
+        else:  # both line sides covered: the branches open
+            values[2] = values[3] = spinner
+    outer = OTHER_HALF[tile][value]
+    if IS_DOUBLE[tile] and spinner < 0:
+        spinner, spinner_ends = outer, bit
+    values[slot] = outer
+    return spinner, spinner_ends
 
 
 def _covered(counts: list[int], spinner: int, spinner_ends: int, slot: int) -> int:
@@ -169,11 +174,7 @@ def _guarded(values, counts, spinner, spinner_ends, fit, reply_hand) -> int:
         tiles = fit & SUIT_MASK[v]
         if not tiles:
             continue
-        covered = total - counts[slot]
-        if spinner_ends:
-            rest = spinner_ends & ~(1 << slot)
-            if rest and rest != spinner_ends:
-                covered += 2 * spinner - counts[rest.bit_length() - 1]
+        covered = _covered(counts, spinner, spinner_ends, slot) if spinner_ends else total - counts[slot]
         while tiles:
             low = tiles & -tiles
             tiles ^= low
@@ -198,31 +199,15 @@ def _guarded(values, counts, spinner, spinner_ends, fit, reply_hand) -> int:
 
 def _answer_after(values, counts, spinner, spinner_ends, tile, slot, hand) -> int:
     """``search.best_answer`` on the ends ``tile`` at ``slot`` would leave: the most one placement from ``hand`` scores."""
-    value = values[slot]
     values, counts = values[:], counts[:]
-    counts[slot] = END_COUNT[tile][value]
-    bit = 1 << slot
-    if spinner_ends & bit:
-        spinner_ends ^= bit
-        if spinner_ends:
-            counts[spinner_ends.bit_length() - 1] = 2 * spinner
-        else:
-            values[2] = values[3] = spinner
-    outer = OTHER_HALF[tile][value]
-    if IS_DOUBLE[tile] and spinner < 0:
-        spinner, spinner_ends = outer, bit
-    values[slot] = outer
+    spinner, spinner_ends = _place(values, counts, spinner, spinner_ends, tile, slot)
     best = 0
     total = counts[0] + counts[1] + counts[2] + counts[3]
     for end in range(4):
         v = values[end]
         if not hand & SUITS[v]:
             continue
-        covered = total - counts[end]
-        if spinner_ends:
-            rest = spinner_ends & ~(1 << end)
-            if rest and rest != spinner_ends:
-                covered += 2 * spinner - counts[rest.bit_length() - 1]
+        covered = _covered(counts, spinner, spinner_ends, end) if spinner_ends else total - counts[end]
         for points, tiles in REPLIES[v][covered]:
             if points <= best:
                 break
