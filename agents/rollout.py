@@ -131,40 +131,13 @@ def _covered(counts: list[int], spinner: int, spinner_ends: int, slot: int) -> i
     return total
 
 
-def _greedy(values, counts, spinner, spinner_ends, fit) -> int:
-    """``search.best_placement``: most points now, then the heaviest tile, then the lowest action id."""
-    best, best_key = -1, -1
-    for slot in range(4):
-        v = values[slot]
-        if v < 0:
-            continue
-        tiles = fit & SUIT_MASK[v]
-        if not tiles:
-            continue
-        covered = _covered(counts, spinner, spinner_ends, slot)
-        while tiles:
-            low = tiles & -tiles
-            tiles ^= low
-            tile = low.bit_length() - 1
-            action = tile * 4 + slot
-            key = PIPS[tile] + POINTS_FOR_TOTAL[covered + END_COUNT[tile][v]] * 64
-            if key > best_key or key == best_key and action < best:
-                best, best_key = action, key
-    return best
+def _ranked(values, counts, spinner, spinner_ends, fit) -> list[int]:
+    """Each placement of a tile in ``fit`` as one integer: its points now, then its pips, then the lower action id.
 
-
-def _guarded(values, counts, spinner, spinner_ends, fit, reply_hand) -> int:
-    """``search.guarded_placement``: points now minus the next seat's best answer, then pips, then the lowest id.
-
-    Each placement is ranked by one integer, its ceiling (the key it would
-    have if the next seat could not answer) then the lower action id, and the
-    answers are worked out from the top until no ceiling left can win.
+    That is ``(points * 64 + pips) << 7 | (127 - action)``: the greedy
+    policy's key, and the guarded policy's ceiling (its key if the next seat
+    could not answer).
     """
-    if not fit & (fit - 1):  # one tile: often it fits one end only
-        tile = fit.bit_length() - 1
-        slots = [slot for slot in range(4) if values[slot] >= 0 and OTHER_HALF[tile][values[slot]] >= 0]
-        if len(slots) == 1:
-            return tile * 4 + slots[0]
     total = counts[0] + counts[1] + counts[2] + counts[3]
     ranked = []
     for slot in range(4):
@@ -181,6 +154,26 @@ def _guarded(values, counts, spinner, spinner_ends, fit, reply_hand) -> int:
             tile = low.bit_length() - 1
             ceiling = POINTS_FOR_TOTAL[covered + END_COUNT[tile][v]] * 64 + PIPS[tile]
             ranked.append(ceiling << 7 | 127 - (tile * 4 + slot))
+    return ranked
+
+
+def _greedy(values, counts, spinner, spinner_ends, fit) -> int:
+    """``search.best_placement``: most points now, then the heaviest tile, then the lowest action id."""
+    return 127 - (max(_ranked(values, counts, spinner, spinner_ends, fit)) & 127)
+
+
+def _guarded(values, counts, spinner, spinner_ends, fit, reply_hand) -> int:
+    """``search.guarded_placement``: points now minus the next seat's best answer, then pips, then the lowest id.
+
+    Placements are tried from the highest ceiling (:func:`_ranked`) down,
+    and the answers are worked out until no ceiling left can win.
+    """
+    if not fit & (fit - 1):  # one tile: often it fits one end only
+        tile = fit.bit_length() - 1
+        slots = [slot for slot in range(4) if values[slot] >= 0 and OTHER_HALF[tile][values[slot]] >= 0]
+        if len(slots) == 1:
+            return tile * 4 + slots[0]
+    ranked = _ranked(values, counts, spinner, spinner_ends, fit)
     if len(ranked) == 1:
         return 127 - (ranked[0] & 127)
     ranked.sort(reverse=True)
