@@ -68,6 +68,11 @@ def _run_name(s: str) -> bool:
     return 0 < len(s) <= 200 and s not in (".", "..") and not any(c in "/\\" or not c.isprintable() for c in s)
 
 
+def _teacher(spec: str) -> bool:
+    """A bot or a search; a search spec's details (rollouts, checkpoint) are checked in :func:`check_whole`."""
+    return spec in ("random", "greedy", "heuristic") or spec == "search" or spec.startswith("search:")
+
+
 def _baselines(xs: list) -> bool:
     return 0 < len(xs) == len({str(x) for x in xs}) and all(isinstance(x, str) and x in BASELINES for x in xs)
 
@@ -169,10 +174,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "teacher": Key(
             "str",
             "heuristic",
-            "'random', 'greedy', 'heuristic' or null (no warm start)",
-            _choice("random", "greedy", "heuristic"),
+            "'random', 'greedy', 'heuristic', 'search', 'search:N', 'search:trained[:N]', "
+            "'search:checkpoint:PATH[:N]' or null (no warm start)",
+            _teacher,
             optional=True,
-            help="a bot to imitate before self-play starts",
+            help="a bot to imitate before self-play starts (a search labels hundreds of times slower than heuristic)",
         ),
         "matches": number("int", 600, 1, 10_000_000, help="teacher matches to learn from"),
         "epochs": number("int", 4, 1, 1000),
@@ -366,6 +372,14 @@ def check_whole(cfg: dict) -> None:
         raise ConfigError(f"game: {error}") from None
     if sum(cfg["opponents"][k] for k in OPPONENT_KINDS) <= 0:
         raise ConfigError(f"opponents: the shares of {', '.join(OPPONENT_KINDS)} must not all be 0")
+    teacher = cfg["imitation"]["teacher"]
+    if teacher is not None and teacher.startswith("search"):
+        from agents.registry import make_agent
+
+        try:
+            make_agent(teacher, 0)
+        except ValueError as error:
+            raise ConfigError(f"imitation.teacher: {error}") from None
     if cfg["run"].get("backend") == "ray" and importlib.util.find_spec("ray") is None:
         raise ConfigError("run.backend: 'ray' needs Ray, which is not installed (pip install -e '.[ray]'); "
                           "allowed here: 'multiprocessing'")  # fmt: skip

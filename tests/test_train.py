@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -16,12 +17,13 @@ import torch
 import train
 from agents.greedy import GreedyAgent
 from agents.policy_net import CheckpointError, read_checkpoint
+from agents.search import SearchAgent
 from allfives_env.core import State, make_rules
 from allfives_env.views.action_features import action_features
 from allfives_env.views.observation import encode_observation
 from allfives_env.views.state_vector import encode_state
 from allfives_train.checkpoint import atomic_save, read_training_checkpoint
-from allfives_train.config import ConfigError, defaults, load_config
+from allfives_train.config import ConfigError, defaults, load_config, rules_of
 from allfives_train.parallel import RolloutPool
 from allfives_train.ppo import advantages, critic_values, losses, to_tensors, update
 from allfives_train.rollout import CURRENT, Batch, MatchSpec, RolloutWorker, Teacher
@@ -352,6 +354,9 @@ def test_shipped_configs_load_and_write_to_their_own_run_directory(path):
         ("eval.baselines=[greedy, grandmaster]", ["eval.baselines", "heuristic"]),
         ("train.epochs", ["train.epochs", "section.key=value"]),
         ("game.partnerships=true", ["game", "partnerships"]),
+        ("imitation.teacher=grandmaster", ["imitation.teacher", "'search:N'"]),
+        ("imitation.teacher=search:0", ["imitation.teacher", "positive whole number"]),
+        ("imitation.teacher=search:checkpoint:missing.pt", ["imitation.teacher", "missing.pt"]),
     ],
 )
 def test_bad_overrides_name_the_key(tmp_path, capsys, override, words):
@@ -362,6 +367,15 @@ def test_bad_overrides_name_the_key(tmp_path, capsys, override, words):
     assert run_train("--config", TINY, "--set", override) == 2
     err = capsys.readouterr().err
     assert words[0] in err and not (tmp_path / "tiny").exists()
+
+
+def test_a_search_can_teach_the_warm_start(tmp_path):
+    from allfives_train.imitation import teacher_specs
+
+    cfg = tiny(tmp_path, "imitation.teacher=search:8")
+    specs = teacher_specs(rules_of(cfg), cfg["imitation"]["teacher"], 2, random.Random(0))
+    teachers = [control.agent for spec in specs for control in spec.controls]
+    assert all(isinstance(t, SearchAgent) and t.simulations == 8 for t in teachers)
 
 
 def test_dotted_options_and_bad_files(tmp_path, capsys):
