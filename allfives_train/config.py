@@ -68,9 +68,12 @@ def _run_name(s: str) -> bool:
     return 0 < len(s) <= 200 and s not in (".", "..") and not any(c in "/\\" or not c.isprintable() for c in s)
 
 
+TEACHER_BOTS = ("random", "greedy", "heuristic")
+
+
 def _teacher(spec: str) -> bool:
     """A bot or a search; a search spec's details (rollouts, checkpoint) are checked in :func:`check_whole`."""
-    return spec in ("random", "greedy", "heuristic") or spec == "search" or spec.startswith("search:")
+    return spec in TEACHER_BOTS or spec.partition(":")[0] == "search"
 
 
 def _baselines(xs: list) -> bool:
@@ -373,7 +376,7 @@ def check_whole(cfg: dict) -> None:
     if sum(cfg["opponents"][k] for k in OPPONENT_KINDS) <= 0:
         raise ConfigError(f"opponents: the shares of {', '.join(OPPONENT_KINDS)} must not all be 0")
     teacher = cfg["imitation"]["teacher"]
-    if teacher is not None and teacher.startswith("search"):
+    if teacher is not None and teacher not in TEACHER_BOTS:  # a search: build it once to check its spec
         from agents.registry import make_agent
 
         try:
