@@ -253,6 +253,33 @@ def outcome_of(scores: list, winners: tuple[int, ...], side: int, root_scores: t
     return value
 
 
+def deal_values(root: State, actions: list[int], side: int, root_scores, guarded: bool = True) -> list[float]:
+    """Each action's :func:`outcome_of` for ``side`` on the one deal ``root`` holds: play it, then the round out."""
+    values = []
+    for action in actions:
+        play = root.clone()
+        play.apply(action)
+        scores, winners = play_round(play, guarded)
+        values.append(outcome_of(scores, winners, side, root_scores))
+    return values
+
+
+def playout_values(state: State, actions: list[int] | None = None, guarded: bool = True) -> list[float]:
+    """The seat to act's outcome of each legal action (default: all, in id order) on ``state``'s own deal.
+
+    One play-out per action on the tiles as they really lie, where the search
+    plays many on guessed deals. Averaged over the positions a seat meets, the
+    true deals are a fair sample of what it cannot see, so a network fit to
+    these values learns what the search would find with unlimited deals, at
+    the cost of one play-out per action (the trainer's ``playouts`` warm start).
+    """
+    seat = state.to_act
+    view = state.view(seat)
+    legal = sorted(view.legal) if actions is None else actions
+    root = State.from_view(view, list(state.hands), state.boneyard[state.bone_pos :], round_limit=1)
+    return deal_values(root, legal, view.rules.side_of[seat], view.scores, guarded)
+
+
 class SearchAgent(Agent):
     """Determinized Monte Carlo with fast rollouts; see the module docstring."""
 
@@ -308,11 +335,8 @@ class SearchAgent(Agent):
             hands, boneyard = sample_hidden(view, self.rng)
             weight = model.weight(hands) if model else 1.0
             root = State.from_view(view, hands, boneyard, round_limit=1)
-            for i, action in enumerate(legal):
-                play = root.clone()
-                play.apply(action)
-                scores, winners = play_round(play, guarded)
-                totals[i] += weight * outcome_of(scores, winners, side, view.scores)
+            for i, value in enumerate(deal_values(root, legal, side, view.scores, guarded)):
+                totals[i] += weight * value
             weights += weight
             done += 1
         return [total / weights for total in totals]

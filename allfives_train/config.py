@@ -183,6 +183,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
             optional=True,
             help="a bot to imitate before self-play starts (a search labels hundreds of times slower than heuristic)",
         ),
+        "target": Key(
+            "str",
+            "choice",
+            "'choice' or 'playouts'",
+            _choice("choice", "playouts"),
+            help="what the actor learns: the teacher's choice, or every legal action's play-out value on the true deal",
+        ),
+        "value_scale": number(
+            "float", 10.0, 0, 1000, open_low=True, help="with target playouts: points of value per unit of score"
+        ),
         "matches": number("int", 600, 1, 10_000_000, help="teacher matches to learn from"),
         "epochs": number("int", 4, 1, 1000),
         "minibatch": number("int", 1024, 1, 10_000_000, help="decisions per step of the warm start"),

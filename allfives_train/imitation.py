@@ -1,12 +1,23 @@
-"""An optional warm start: imitate a baseline bot before self-play begins.
+"""An optional warm start: learn from a baseline bot's matches before self-play begins.
 
 The teacher bot plays every seat of ``imitation.matches`` matches; each of
-its choices is recorded with the same inputs the network sees (the engine's
-observation, action features and state). The actor
-learns to pick the teacher's action (cross-entropy over the legal actions)
-and the critic learns the discounted returns of those matches, so PPO starts
-from a sensible policy with a critic that already knows the game, instead of
-spending its first minutes rediscovering "score points now".
+its decisions is recorded with the same inputs the network sees (the engine's
+observation, action features and state). What the actor learns depends on
+``imitation.target``:
+
+- ``choice``: to pick the teacher's action (cross-entropy over the legal actions);
+- ``playouts``: the value of every legal action, each from one play-out of
+  the round on the true deal with the search's rollout policy. Each action's
+  score is fit to its value minus the mean over the decision's legal
+  actions, in units of ``imitation.value_scale`` points, so the softmax over
+  the scores prefers actions by how much better they play out. One deal is a
+  noisy label, but over many decisions the true deals sample what the seat
+  cannot see, so the policy learns what the search would find with unlimited
+  deals: a stronger teacher than any bot's single choice, at one play-out per
+  action.
+
+In both, the critic learns the discounted returns of those matches, so PPO
+starts from a sensible policy with a critic that already knows the game.
 """
 
 from __future__ import annotations
@@ -23,11 +34,11 @@ from .ppo import Tensors, advantages, policy_logits, to_tensors
 from .rollout import MatchSpec, Teacher
 
 
-def teacher_specs(rules: Rules, teacher: str, matches: int, rng) -> list[MatchSpec]:
+def teacher_specs(rules: Rules, teacher: str, matches: int, rng, playouts: bool = False) -> list[MatchSpec]:
     specs = []
     for _ in range(matches):
         seed, sample_seed = rng.randrange(2**62), rng.randrange(2**62)
-        controls = [Teacher(make_agent(teacher, rng.randrange(2**62))) for _ in range(rules.num_players)]
+        controls = [Teacher(make_agent(teacher, rng.randrange(2**62)), playouts) for _ in range(rules.num_players)]
         specs.append(MatchSpec(seed, controls, "teacher", sample_seed))
     return specs
 
@@ -43,33 +54,55 @@ def imitate(
 ) -> dict[str, float]:
     """Play the teacher's matches and fit the actor and critic to them; returns loss and agreement."""
     ic, tc = cfg["imitation"], cfg["train"]
-    specs = teacher_specs(rollouts.worker.rules, ic["teacher"], ic["matches"], rng)
+    playouts = ic["target"] == "playouts"
+    specs = teacher_specs(rollouts.worker.rules, ic["teacher"], ic["matches"], rng, playouts)
     batch, _ = rollouts.play(specs, net)
     data = to_tensors(batch, device)
     _, ret = advantages(batch, np.zeros(len(batch)), tc["gamma"], 1.0)  # discounted returns
     data.ret = torch.from_numpy(ret).to(device)
+    values = torch.from_numpy(batch.values / ic["value_scale"]).to(device) if playouts else None
     stats = {}
     for _ in range(ic["epochs"]):
         order = torch.randperm(len(data), generator=generator).to(device)
         for start in range(0, len(data), ic["minibatch"]):
             idx = order[start : start + ic["minibatch"]]
-            loss, agree = _loss(net, data, idx, tc["value_coef"])
+            loss, agree = _loss(net, data, idx, tc["value_coef"], values)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), tc["max_grad_norm"])
             optimizer.step()
             stats = {"imitation_loss": float(loss.detach()), "imitation_agreement": agree}
     with torch.no_grad():
-        _, agree = _loss(net, data, torch.arange(len(data), device=device), tc["value_coef"])
+        _, agree = _loss(net, data, torch.arange(len(data), device=device), tc["value_coef"], values)
     stats["imitation_agreement"] = agree
     stats["imitation_decisions"] = len(batch)
     return stats
 
 
-def _loss(net: PolicyNet, data: Tensors, idx: torch.Tensor, value_coef: float) -> tuple[torch.Tensor, float]:
-    logits, _ = policy_logits(net, data, idx)
-    chosen = data.chosen[idx]
-    cross_entropy = nn.functional.cross_entropy(logits, chosen)
-    value = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean()
-    agree = float((logits.argmax(-1) == chosen).float().mean())
-    return cross_entropy + value_coef * value, agree
+def _loss(
+    net: PolicyNet, data: Tensors, idx: torch.Tensor, value_coef: float, values: torch.Tensor | None
+) -> tuple[torch.Tensor, float]:
+    """The actor's loss plus the critic's, and the share of decisions where the actor's favourite is the target's."""
+    logits, mask = policy_logits(net, data, idx)
+    critic = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean()
+    if values is None:
+        chosen = data.chosen[idx]
+        agree = float((logits.argmax(-1) == chosen).float().mean())
+        return nn.functional.cross_entropy(logits, chosen) + value_coef * critic, agree
+    target = torch.zeros_like(logits)
+    target[mask] = values[_row_index(data, idx)]
+    width = mask.sum(1, keepdim=True)
+    scores = torch.where(mask, logits, 0.0)
+    centred = (scores - scores.sum(1, keepdim=True) / width) - (target - target.sum(1, keepdim=True) / width)
+    actor = (centred.pow(2) * mask).sum() / mask.sum()
+    best = target.masked_fill(~mask, -torch.inf).argmax(-1)
+    agree = float((logits.argmax(-1) == best).float().mean())
+    return actor + value_coef * critic, agree
+
+
+def _row_index(data: Tensors, idx: torch.Tensor) -> torch.Tensor:
+    """The flat row indices of decisions ``idx``' legal actions, decision by decision (``policy_logits``' order)."""
+    width = data.width[idx]
+    owner = torch.repeat_interleave(torch.arange(len(idx), device=idx.device), width)
+    pos = torch.arange(len(owner), device=idx.device) - (torch.cumsum(width, 0) - width)[owner]
+    return data.start[idx][owner] + pos

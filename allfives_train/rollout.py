@@ -32,6 +32,7 @@ import torch
 
 from agents.base import Agent
 from agents.policy_net import NEG, PolicyNet
+from agents.search import playout_values
 from allfives_env.core import DRAW, PASS, Rules, State
 from allfives_env.core.scoring import match_rewards
 from allfives_env.vector import VectorEnv
@@ -44,9 +45,15 @@ _CURRENT, _POOL, _BOT, _TEACHER = range(4)  # the control codes of the seat tabl
 
 @dataclass
 class Teacher:
-    """A seat played by a bot whose decisions are recorded as if the network had made them (imitation)."""
+    """A seat played by a bot whose decisions are recorded as if the network had made them (imitation).
+
+    With ``playouts``, each recorded decision also carries the value of every
+    legal action, one play-out of the round on the true deal each
+    (:func:`agents.search.playout_values`), in the batch's ``values``.
+    """
 
     agent: Agent
+    playouts: bool = False
 
 
 @dataclass
@@ -77,6 +84,7 @@ class Batch:
     logp: np.ndarray  # [n] float32
     reward: np.ndarray  # [n] float64
     next: np.ndarray  # [n] int64
+    values: np.ndarray | None = None  # [sum(width)] float32, per legal row: its play-out value (Teacher.playouts)
 
     def __len__(self) -> int:
         return len(self.width)
@@ -91,11 +99,15 @@ class Batch:
         """One batch of several, in order (``next`` indices shifted)."""
         offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
         nxt = [np.where(p.next >= 0, p.next + o, -1) for p, o in zip(parts, offsets, strict=True)]
+        labelled = [p.values is not None for p in parts]
+        if any(labelled) and not all(labelled):
+            raise ValueError("batches with and without play-out values cannot be joined")
         return Batch(
             *(np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "state", "rows", "width", "chosen")),
             np.concatenate([p.logp for p in parts]),
             np.concatenate([p.reward for p in parts]),
             np.concatenate(nxt),
+            np.concatenate([p.values for p in parts]) if all(labelled) and parts else None,
         )
 
 
@@ -107,6 +119,7 @@ class _Collector:
         self.n = 0
         self.reward = np.zeros(4096)
         self.next = np.full(4096, -1, dtype=np.int64)
+        self.values: list[np.ndarray] = []  # play-out values of the legal rows, for every decision or none
 
     def add(self, obs, state, rows, width, chosen, logp) -> np.ndarray:
         """Record decisions; returns their indices."""
@@ -131,7 +144,10 @@ class _Collector:
             "logp": np.zeros(0, np.float32),
         }
         arrays = {k: np.concatenate(v) if v else empty[k] for k, v in self.chunks.items()}
-        return Batch(**arrays, reward=self.reward[: self.n].copy(), next=self.next[: self.n].copy())
+        if self.values and len(self.values) != self.n:
+            raise ValueError("some recorded decisions lack play-out values: a match mixed labelled and other seats")
+        values = np.concatenate(self.values) if self.values else None
+        return Batch(**arrays, reward=self.reward[: self.n].copy(), next=self.next[: self.n].copy(), values=values)
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -195,6 +211,7 @@ class RolloutWorker:
         side_of = np.array(self.rules.side_of)
         control = np.full((n, players), _BOT, dtype=np.int8)
         agents: dict[tuple[int, int], Agent] = {}
+        labelled: set[tuple[int, int]] = set()  # teacher seats whose decisions get play-out values
         mirrors: dict[int, State] = {}
         for i, spec in enumerate(specs):
             for seat, c in enumerate(spec.controls):
@@ -207,6 +224,8 @@ class RolloutWorker:
                     agent = c.agent if isinstance(c, Teacher) else c
                     agent.reset(spec.sample_seed + seat)
                     agents[i, seat] = agent
+                    if isinstance(c, Teacher) and c.playouts:
+                        labelled.add((i, seat))
                     if i not in mirrors:
                         mirrors[i] = State(self.rules, seed=spec.seed)
                         _play_forced(mirrors[i])
@@ -260,6 +279,9 @@ class RolloutWorker:
                     index = collect.add(step.observation[r : r + 1], state[r : r + 1], step.action_features[r, legal],
                                         width[r : r + 1], chosen, np.zeros(1, np.float32))  # fmt: skip
                     self._link(collect, last, ids[r : r + 1], seat[r : r + 1], index)
+                    if (i, s) in labelled:
+                        values = playout_values(mirrors[i], legal.tolist())
+                        collect.values.append(np.array(values, dtype=np.float32))
             for r in np.flatnonzero(live).tolist():
                 mirror = mirrors.get(int(ids[r]))
                 if mirror is not None:

@@ -8,7 +8,7 @@ import pytest
 from test_bots import CONFIGS, positions
 
 from agents.rollout import REPLIES, play_round
-from agents.search import outcome, outcome_of, play_out, sample_hidden
+from agents.search import outcome, outcome_of, play_out, playout_values, sample_hidden
 from allfives_env.core import State, make_rules
 from allfives_env.core.scoring import END_TOTAL_LIMIT, placement_points
 from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
@@ -48,6 +48,28 @@ def test_play_round_makes_the_cores_moves_and_ends_where_it_does(config, target,
     assert checked > 30
     if target:
         assert ended_mid_round > 0
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_playout_values_play_each_action_out_on_the_true_deal(config):
+    """Each legal action's value: the core plays it and the rest of the round on the state itself."""
+    checked = 0
+    for state, view in positions(config, range(2), target=120):
+        legal = sorted(view.legal)
+        if len(legal) < 2:
+            continue
+        values = playout_values(state)
+        assert len(values) == len(legal)
+        side = state.rules.side_of[state.to_act]
+        for action, value in zip(legal, values, strict=True):
+            reference = state.clone()
+            reference.round_limit = len(reference.past) + 1  # stop where this round ends
+            reference.apply(action)
+            play_out(reference)
+            assert value == outcome(reference, side, tuple(state.scores))
+        assert playout_values(state, legal[::-1]) == values[::-1]
+        checked += 1
+    assert checked > 20
 
 
 def test_play_round_of_a_finished_state_is_its_result():

@@ -17,7 +17,7 @@ import torch
 import train
 from agents.greedy import GreedyAgent
 from agents.policy_net import CheckpointError, read_checkpoint
-from agents.search import SearchAgent
+from agents.search import SearchAgent, playout_values
 from allfives_env.core import State, make_rules
 from allfives_env.views.action_features import action_features
 from allfives_env.views.observation import encode_observation
@@ -25,7 +25,7 @@ from allfives_env.views.state_vector import encode_state
 from allfives_train.checkpoint import atomic_save, read_training_checkpoint
 from allfives_train.config import ConfigError, defaults, load_config, rules_of
 from allfives_train.parallel import RolloutPool
-from allfives_train.ppo import advantages, critic_values, losses, to_tensors, update
+from allfives_train.ppo import advantages, critic_values, losses, policy_logits, to_tensors, update
 from allfives_train.rollout import CURRENT, Batch, MatchSpec, RolloutWorker, Teacher
 from allfives_train.trainer import PolicyNet, Trainer
 
@@ -328,6 +328,67 @@ def test_the_trainer_learns_from_the_environments_contract(rules, players):
     assert i == len(batch) > 20
 
 
+def test_playout_teachers_label_every_legal_action_with_its_value_on_the_true_deal():
+    table = make_rules("pagat", 2, target=80)
+    worker = RolloutWorker(table, torch.device("cpu"), 1.0, 1.0)
+    spec = MatchSpec(3, [Teacher(GreedyAgent(seat), playouts=True) for seat in range(2)], "teacher", sample_seed=4)
+    batch, _ = worker.play([spec], PolicyNet(16, 8))
+    assert batch.values is not None and batch.values.shape == (len(batch.rows),)
+    bots = [GreedyAgent(seat) for seat in range(2)]
+    for seat, bot in enumerate(bots):
+        bot.reset(spec.sample_seed + seat)
+    state, row = State(table, seed=spec.seed), 0
+    while not state.finished:
+        view = state.view(state.to_act)
+        if len(view.legal) > 1:
+            values = playout_values(state)
+            assert batch.values[row : row + len(values)].tolist() == pytest.approx(values, abs=1e-4)
+            row += len(values)
+        state.apply(bots[state.to_act].act(view))
+    assert row == len(batch.rows) and len(set(batch.values.tolist())) > 3
+    plain, _ = worker.play([MatchSpec(3, [Teacher(GreedyAgent(s)) for s in range(2)], "teacher", 4)], PolicyNet(16, 8))
+    assert plain.values is None
+    with pytest.raises(ValueError, match="play-out values"):
+        Batch.concat([batch, plain])
+
+
+def test_a_playouts_warm_start_ranks_actions_by_their_values(tmp_path):
+    from allfives_train.imitation import _loss, imitate
+
+    cfg = tiny(tmp_path, "imitation.target=playouts", "imitation.matches=40", "imitation.epochs=15", "game.target=250",
+               "imitation.minibatch=128", "model.hidden=64", "model.action_hidden=32")  # fmt: skip
+    trainer = Trainer(cfg, tmp_path / "run", progress=False)
+    specs = [MatchSpec(seed, [Teacher(GreedyAgent(s), playouts=True) for s in range(2)], "teacher", seed)
+             for seed in range(900, 910)]  # fmt: skip
+    held_out, _ = trainer.rollouts.play(specs, trainer.net)
+    data = to_tensors(held_out, trainer.device)
+    data.ret = torch.zeros(len(data))
+    values = torch.from_numpy(held_out.values)
+    everything = torch.arange(len(data))
+
+    @torch.no_grad()
+    def gain() -> float:
+        """Points the actor's favourite plays out above the mean legal action, on decisions it never saw."""
+        logits, mask = policy_logits(trainer.net, data, everything)
+        table = torch.zeros_like(logits)
+        table[mask] = values
+        mean = table.sum(1) / mask.sum(1)
+        return float((table.gather(1, logits.argmax(1, keepdim=True)).squeeze(1) - mean).mean())
+
+    with torch.no_grad():
+        loss, _ = _loss(trainer.net, data, everything, 0.0, values)
+        shifted, _ = _loss(trainer.net, data, everything, 0.0, values + 7.0)
+    assert float(shifted) == pytest.approx(float(loss), rel=1e-5)  # only the differences between actions count
+    before = gain()
+    stats = imitate(
+        trainer.net, trainer.optimizer, trainer.rollouts, cfg, trainer.rng, trainer.generator, trainer.device
+    )
+    after = gain()
+    print(before, after, stats)
+    assert stats["imitation_decisions"] > 2000 and 0 < stats["imitation_agreement"] <= 1
+    assert after > before + 3.0  # its favourites play out points better than before it learned
+
+
 # -- configuration -------------------------------------------------------------------------------
 
 
@@ -357,6 +418,8 @@ def test_shipped_configs_load_and_write_to_their_own_run_directory(path):
         ("imitation.teacher=grandmaster", ["imitation.teacher", "'search:N'"]),
         ("imitation.teacher=search:0", ["imitation.teacher", "positive whole number"]),
         ("imitation.teacher=search:checkpoint:missing.pt", ["imitation.teacher", "missing.pt"]),
+        ("imitation.target=search", ["imitation.target", "'playouts'"]),
+        ("imitation.value_scale=0", ["imitation.value_scale", "positive number"]),
     ],
 )
 def test_bad_overrides_name_the_key(tmp_path, capsys, override, words):
@@ -420,18 +483,19 @@ def test_rollouts_over_two_processes_equal_one(tmp_path):
 def test_imitation_learns_the_teachers_choices(tmp_path):
     from allfives_train.imitation import _loss, imitate, teacher_specs
 
-    cfg = tiny(tmp_path, "imitation.matches=12", "imitation.epochs=15", "model.hidden=64", "model.action_hidden=32")
+    cfg = tiny(tmp_path, "imitation.target=choice", "imitation.matches=12", "imitation.epochs=15", "model.hidden=64",
+               "model.action_hidden=32")  # fmt: skip
     trainer = Trainer(cfg, tmp_path / "run", progress=False)
     specs = teacher_specs(trainer.rules, "greedy", 6, trainer.rng)
     held_out, _ = trainer.rollouts.play(specs, trainer.net)
     data = to_tensors(held_out, trainer.device)
     data.ret = torch.zeros(len(data))
     everything = torch.arange(len(data))
-    _, before = _loss(trainer.net, data, everything, 0.0)
+    _, before = _loss(trainer.net, data, everything, 0.0, None)
     cfg["imitation"]["teacher"] = "greedy"
     stats = imitate(
         trainer.net, trainer.optimizer, trainer.rollouts, cfg, trainer.rng, trainer.generator, trainer.device
     )
-    _, after = _loss(trainer.net, data, everything, 0.0)
+    _, after = _loss(trainer.net, data, everything, 0.0, None)
     print(before, after, stats)
     assert stats["imitation_agreement"] > 0.65 and after > before + 0.15  # greedy is easy to read from the features
