@@ -101,7 +101,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "threads": number("int", 2, 0, 256, note=" (0: one per core, up to 2; one with a single local rollout worker)"),
         "max_minutes": number(
             "float",
-            11.0,
+            13.0,
             0,
             1_000_000,
             open_low=True,
@@ -137,7 +137,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "action_hidden": number("int", 64, 8, 4096, help="width of the shared action head"),
     },
     "train": {
-        "total_steps": number("int", 4_000_000, 1, 10**12, help="learning decisions to collect"),
+        "total_steps": number("int", 2_500_000, 1, 10**12, help="learning decisions to collect"),
         "envs": number("int", 512, 1, 100_000, help="matches played side by side per update (one table each)"),
         "rollout_workers": number(
             "int", 2, 1, 256, help="processes that play the matches (this one included); one per core"
@@ -185,7 +185,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
         "target": Key(
             "str",
-            "choice",
+            "playouts",
             "'choice' or 'playouts'",
             _choice("choice", "playouts"),
             help="what the actor learns: the teacher's choice, or every legal action's play-out value on the true deal",
@@ -193,9 +193,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "value_scale": number(
             "float", 10.0, 0, 1000, open_low=True, help="with target playouts: points of value per unit of score"
         ),
-        "matches": number("int", 600, 1, 10_000_000, help="teacher matches to learn from"),
-        "epochs": number("int", 4, 1, 1000),
-        "minibatch": number("int", 1024, 1, 10_000_000, help="decisions per step of the warm start"),
+        "matches": number("int", 5000, 1, 10_000_000, help="teacher matches to learn from"),
+        "epochs": number("int", 5, 1, 1000),
+        "minibatch": number("int", 512, 1, 10_000_000, help="decisions per step of the warm start"),
     },
     "eval": {
         "every": number("int", 40, 0, 10**9, note=" updates (0: only at the end)"),

@@ -1,6 +1,6 @@
 """The training loop: play a wave of matches, learn from them, log, evaluate, checkpoint; repeat.
 
-A fresh run first imitates ``imitation.teacher`` (a warm start), then runs
+A fresh run first learns from ``imitation.teacher``'s matches (a warm start), then runs
 PPO updates until ``train.total_steps`` learning decisions have been used,
 with the step size decayed linearly. Each update plays ``train.envs`` whole
 matches side by side (against itself, a past snapshot or a baseline bot), so
@@ -165,15 +165,18 @@ class Trainer:
         return specs
 
     def warm_start(self) -> None:
-        """Imitate ``imitation.teacher`` once, before the first update (a no-op without a teacher)."""
+        """Learn from ``imitation.teacher``'s matches once, before the first update (a no-op without a teacher)."""
         if self.cfg["imitation"]["teacher"] is None or self.imitated:
             return
         stats = imitate(self.net, self.optimizer, self.rollouts, self.cfg, self.rng, self.generator, self.device)
         check_finite(self.net, stats, "the imitation warm start")
         self.imitated = True
+        ic = self.cfg["imitation"]
+        learned = "the play-out values of" if ic["target"] == "playouts" else "the choices in"
+        agreed = "its favourite plays out best" if ic["target"] == "playouts" else "agreement"
         tqdm.write(
-            f"imitated {self.cfg['imitation']['teacher']} on {stats['imitation_decisions']:,} decisions: "
-            f"agreement {100 * stats['imitation_agreement']:.1f}%"
+            f"warm start: learned {learned} {stats['imitation_decisions']:,} decisions of {ic['teacher']}'s matches; "
+            f"{agreed} at {100 * stats['imitation_agreement']:.1f}% of them"
         )
 
     def learning_rate(self) -> float:
