@@ -30,7 +30,7 @@ from agents.policy_net import PolicyNet
 from agents.registry import make_agent
 from allfives_env.core import Rules
 
-from .ppo import Tensors, advantages, policy_logits, to_tensors
+from .ppo import Tensors, advantages, legal_rows, policy_logits, to_tensors
 from .rollout import MatchSpec, Teacher
 
 
@@ -90,7 +90,7 @@ def _loss(
         agree = float((logits.argmax(-1) == chosen).float().mean())
         return nn.functional.cross_entropy(logits, chosen) + value_coef * critic, agree
     target = torch.zeros_like(logits)
-    target[mask] = values[_row_index(data, idx)]
+    target[mask] = values[legal_rows(data, idx)[2]]
     width = mask.sum(1, keepdim=True)
     scores = torch.where(mask, logits, 0.0)
     centred = (scores - scores.sum(1, keepdim=True) / width) - (target - target.sum(1, keepdim=True) / width)
@@ -98,11 +98,3 @@ def _loss(
     best = target.masked_fill(~mask, -torch.inf).argmax(-1)
     agree = float((logits.argmax(-1) == best).float().mean())
     return actor + value_coef * critic, agree
-
-
-def _row_index(data: Tensors, idx: torch.Tensor) -> torch.Tensor:
-    """The flat row indices of decisions ``idx``' legal actions, decision by decision (``policy_logits``' order)."""
-    width = data.width[idx]
-    owner = torch.repeat_interleave(torch.arange(len(idx), device=idx.device), width)
-    pos = torch.arange(len(owner), device=idx.device) - (torch.cumsum(width, 0) - width)[owner]
-    return data.start[idx][owner] + pos

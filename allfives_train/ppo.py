@@ -56,14 +56,20 @@ def to_tensors(batch: Batch, device: torch.device) -> Tensors:
     )
 
 
-def policy_logits(net: PolicyNet, data: Tensors, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Logits [B, Kmax] of the decisions ``idx`` over their legal actions (padding at NEG), and the padding mask."""
+def legal_rows(data: Tensors, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """For the legal actions of decisions ``idx``, decision by decision: (decision in ``idx``, position, flat row)."""
     width = data.width[idx]
     owner = torch.repeat_interleave(torch.arange(len(idx), device=idx.device), width)
     first = torch.cumsum(width, 0) - width
     pos = torch.arange(len(owner), device=idx.device) - first[owner]
-    rows = data.rows[data.start[idx][owner] + pos]
-    scores = net.score_rows(net.embed(data.obs[idx])[owner], rows)
+    return owner, pos, data.start[idx][owner] + pos
+
+
+def policy_logits(net: PolicyNet, data: Tensors, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Logits [B, Kmax] of the decisions ``idx`` over their legal actions (padding at NEG), and the padding mask."""
+    width = data.width[idx]
+    owner, pos, flat = legal_rows(data, idx)
+    scores = net.score_rows(net.embed(data.obs[idx])[owner], data.rows[flat])
     k = int(width.max())
     logits = torch.full((len(idx), k), NEG, dtype=scores.dtype, device=scores.device)
     logits = logits.index_put((owner, pos), scores)
