@@ -240,7 +240,7 @@ def test_same_seed_same_run(tmp_path):
 
 
 def thread_run_weights(tmp_path: Path, threads: int, env: dict) -> dict:
-    """The weights of two updates of a run with ``threads`` update threads, in a fresh process with ``env``."""
+    """The weights after a short run with ``threads`` update threads, in a fresh process with ``env``."""
     out = tmp_path / f"threads{threads}"
     sets = ["model.hidden=128", "model.action_hidden=64", "train.envs=24", "train.minibatch=512",
             "train.rollout_workers=2", "train.total_steps=1500", "imitation.teacher=null", "eval.every=0",
