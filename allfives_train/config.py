@@ -193,6 +193,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "value_scale": number(
             "float", 10.0, 0, 1000, open_low=True, help="with target playouts: points of value per unit of score"
         ),
+        "huber": number(
+            "float",
+            0.0,
+            0,
+            1000,
+            help="with target playouts: points of error beyond which the fit counts errors linearly, not squared "
+            "(a Huber loss; 0: squared errors throughout)",
+        ),
         "matches": number("int", 5000, 1, 10_000_000, help="teacher matches to learn from"),
         "epochs": number("int", 5, 1, 1000),
         "minibatch": number("int", 512, 1, 10_000_000, help="decisions per step of the warm start"),

@@ -61,28 +61,39 @@ def imitate(
     _, ret = advantages(batch, np.zeros(len(batch)), tc["gamma"], 1.0)  # discounted returns
     data.ret = torch.from_numpy(ret).to(device)
     values = torch.from_numpy(batch.values / ic["value_scale"]).to(device) if playouts else None
+    huber = ic.get("huber", 0.0) / ic["value_scale"]  # in the scores' units
     stats = {}
     for _ in range(ic["epochs"]):
         order = torch.randperm(len(data), generator=generator).to(device)
         for start in range(0, len(data), ic["minibatch"]):
             idx = order[start : start + ic["minibatch"]]
-            loss, agree = _loss(net, data, idx, tc["value_coef"], values)
+            loss, agree = _loss(net, data, idx, tc["value_coef"], values, huber)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), tc["max_grad_norm"])
             optimizer.step()
             stats = {"imitation_loss": float(loss.detach()), "imitation_agreement": agree}
     with torch.no_grad():
-        _, agree = _loss(net, data, torch.arange(len(data), device=device), tc["value_coef"], values)
+        _, agree = _loss(net, data, torch.arange(len(data), device=device), tc["value_coef"], values, huber)
     stats["imitation_agreement"] = agree
     stats["imitation_decisions"] = len(batch)
     return stats
 
 
 def _loss(
-    net: PolicyNet, data: Tensors, idx: torch.Tensor, value_coef: float, values: torch.Tensor | None
+    net: PolicyNet,
+    data: Tensors,
+    idx: torch.Tensor,
+    value_coef: float,
+    values: torch.Tensor | None,
+    huber: float = 0.0,
 ) -> tuple[torch.Tensor, float]:
-    """The actor's loss plus the critic's, and the share of decisions where the actor's favourite is the target's."""
+    """The actor's loss plus the critic's, and the share of decisions where the actor's favourite is the target's.
+
+    With ``huber`` > 0 the actor's error counts squared up to ``huber`` and
+    linearly beyond it: near the target one play-out's value swings by the
+    match bonus, and squared errors let those few labels' noise steer the fit.
+    """
     logits, mask = policy_logits(net, data, idx)
     critic = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean()
     if values is None:
@@ -94,7 +105,11 @@ def _loss(
     width = mask.sum(1, keepdim=True)
     scores = torch.where(mask, logits, 0.0)
     centred = (scores - scores.sum(1, keepdim=True) / width) - (target - target.sum(1, keepdim=True) / width)
-    actor = (centred.pow(2) * mask).sum() / mask.sum()
+    if huber > 0:  # twice torch's Huber loss: equal to the squared error up to ``huber``
+        error = 2 * nn.functional.huber_loss(centred, torch.zeros_like(centred), reduction="none", delta=huber)
+    else:
+        error = centred.pow(2)
+    actor = (error * mask).sum() / mask.sum()
     best = target.masked_fill(~mask, -torch.inf).argmax(-1)
     agree = float((logits.argmax(-1) == best).float().mean())
     return actor + value_coef * critic, agree

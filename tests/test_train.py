@@ -399,6 +399,28 @@ def test_a_playouts_warm_start_ranks_actions_by_their_values(tmp_path):
     assert after > before + 3.0  # its favourites play out points better than before it learned
 
 
+def test_the_huber_fit_counts_small_errors_squared_and_large_ones_linearly(tmp_path):
+    from allfives_train.imitation import _loss
+
+    trainer = Trainer(tiny(tmp_path, "model.hidden=32", "model.action_hidden=16"), tmp_path / "run", progress=False)
+    specs = [MatchSpec(seed, [Teacher(GreedyAgent(s), playouts=True) for s in range(2)], "teacher", seed)
+             for seed in range(3)]  # fmt: skip
+    batch, _ = trainer.rollouts.play(specs, trainer.net)
+    data = to_tensors(batch, trainer.device)
+    data.ret = torch.zeros(len(data))
+    values = torch.from_numpy(batch.values)
+    everything = torch.arange(len(data))
+
+    def actor_loss(scale: float, huber: float) -> float:
+        with torch.no_grad():
+            return float(_loss(trainer.net, data, everything, 0.0, values * scale, huber)[0])
+
+    assert actor_loss(1.0, 1e6) == pytest.approx(actor_loss(1.0, 0.0), rel=1e-6)  # no error beyond the bound
+    assert actor_loss(1000.0, 1.0) < actor_loss(1000.0, 0.0) / 100
+    assert actor_loss(2000.0, 0.0) / actor_loss(1000.0, 0.0) == pytest.approx(4.0, rel=0.01)
+    assert actor_loss(2000.0, 1.0) / actor_loss(1000.0, 1.0) == pytest.approx(2.0, rel=0.01)
+
+
 # -- configuration -------------------------------------------------------------------------------
 
 
@@ -430,6 +452,7 @@ def test_shipped_configs_load_and_write_to_their_own_run_directory(path):
         ("imitation.teacher=search:checkpoint:missing.pt", ["imitation.teacher", "missing.pt"]),
         ("imitation.target=search", ["imitation.target", "'playouts'"]),
         ("imitation.value_scale=0", ["imitation.value_scale", "positive number"]),
+        ("imitation.huber=-1", ["imitation.huber", "not allowed"]),
     ],
 )
 def test_bad_overrides_name_the_key(tmp_path, capsys, override, words):
