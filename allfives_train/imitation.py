@@ -61,7 +61,7 @@ def imitate(
     _, ret = advantages(batch, np.zeros(len(batch)), tc["gamma"], 1.0)  # discounted returns
     data.ret = torch.from_numpy(ret).to(device)
     values = torch.from_numpy(batch.values / ic["value_scale"]).to(device) if playouts else None
-    huber = ic.get("huber", 0.0) / ic["value_scale"]  # in the scores' units
+    huber = ic["huber"] / ic["value_scale"]  # in the scores' units
     stats = {}
     for _ in range(ic["epochs"]):
         order = torch.randperm(len(data), generator=generator).to(device)
