@@ -79,7 +79,10 @@ def run_and_kill(context, argv: list, run: Path, delay: float | None) -> tuple[b
     child.join(delay)
     killed = child.is_alive()
     if killed:
-        os.kill(child.pid, signal.SIGKILL)
+        try:
+            os.kill(child.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it finished between the check and the signal
+            killed = False
     child.join()
     assert killed or child.exitcode == 0, f"train.py {argv} exited with {child.exitcode}"
     return killed, time.perf_counter() - began
