@@ -195,7 +195,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
         "huber": number(
             "float",
-            0.0,
+            10.0,
             0,
             1000,
             help="with target playouts: points of error beyond which the fit counts errors linearly, not squared "
