@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from copy import deepcopy
 from typing import NamedTuple
 
 import numpy as np
@@ -200,6 +201,61 @@ class VectorEnv:
         self._episodes = self._episodes[kept]
         self._mask = self._mask[kept]
         self.num_envs = len(listed)
+
+    def branch(self, rows: Sequence[int] | np.ndarray, episode: str | None = None) -> tuple[VectorEnv, VectorStep]:
+        """A new engine whose table ``j`` is a copy of table ``rows[j]`` as it stands; a table may be copied often.
+
+        Look-ahead starts here: copy a table once per legal action, step
+        each copy with its own, and play the copies on. A copy plays on
+        exactly as its table would (its restarts included) and shares
+        nothing with this engine. ``episode`` (default: this engine's) says
+        where a copy's episode ends; ``"round"`` ends it with the round in
+        play, or where a side reaches the target, and then ``final_scores``
+        are the match's scores and ``winners`` the round's winner, as in any
+        round episode. The new engine writes no records. Returns it and its
+        outputs now: this engine's for those tables, with zero rewards.
+        """
+        if self._mask is None:
+            raise RuntimeError("call reset() before branch()")
+        array = np.asarray(rows)
+        if not (
+            array.ndim == 1
+            and array.size
+            and np.issubdtype(array.dtype, np.integer)
+            and not np.issubdtype(array.dtype, np.bool_)
+            and array.min() >= 0
+            and array.max() < self.num_envs
+        ):
+            raise ValueError(
+                f"rows={rows!r} is not allowed; allowed: table indices in 0..{self.num_envs - 1} (repeats allowed), "
+                "at least one"
+            )
+        episode = self.episode if episode is None else choice("episode", episode, EPISODES)
+        kept = array.astype(np.intp)
+        listed = kept.tolist()
+        branched = VectorEnv(
+            len(listed),
+            **self.game_rules.as_dict(),
+            reward=self.reward_mode,
+            episode=episode,
+            auto_forced=self.auto_forced,
+            history=self.history,
+            action_features=self.action_features,
+        )
+        branched._tables = self._tables.take(kept)
+        branched._rounds = Rounds(self.game_rules, branched._tables, episode == "round", False)
+        branched._rounds.seeds = [self._rounds.seeds[row] for row in listed]
+        branched._first_seeds = [self._first_seeds[row] for row in listed]
+        branched._generators = [deepcopy(self._generators[row]) for row in listed]
+        branched._episodes = self._episodes[kept]
+        b, sides = branched.num_envs, self.game_rules.num_sides
+        step = branched._outputs(
+            np.zeros((b, self.num_players)),
+            np.zeros(b, dtype=bool),
+            np.full((b, sides), np.nan),
+            np.zeros((b, sides), dtype=bool),
+        )
+        return branched, step
 
     def state(self) -> np.ndarray:
         """(num_envs, 302) int8: each table's global state vector, as ``raw_env().state()``."""
