@@ -75,6 +75,7 @@ def test_a_round_copy_ends_with_its_tables_round():
         step, copied = full.step(actions), part.step(actions[ids])
         over = step.terminated[ids] | (full._tables.round_index[ids] != rounds_before)
         np.testing.assert_array_equal(copied.terminated, over)
+        np.testing.assert_array_equal(copied.rewards, step.rewards[ids])  # the hand awards included
         for j in np.flatnonzero(over).tolist():
             table = ids[j]
             scores = step.final_scores[table] if step.terminated[table] else full._tables.scores[table]
@@ -93,15 +94,16 @@ def test_a_round_copy_ends_with_its_tables_round():
 
 
 def test_a_copy_shares_nothing_with_its_engine():
-    rng = np.random.default_rng(2)
-    full = VectorEnv(6, rules="fives", num_players=3)
-    step = advance(full, full.reset(seed=8), rng, 10)
-    before = full.state().copy()
+    """An engine that was branched, and whose copies played on, plays as a twin that never was."""
+    rng, twin_rng = np.random.default_rng(2), np.random.default_rng(2)
+    full, twin = VectorEnv(6, rules="fives", num_players=3), VectorEnv(6, rules="fives", num_players=3)
+    step, twin_step = advance(full, full.reset(seed=8), rng, 10), advance(twin, twin.reset(seed=8), twin_rng, 10)
     part, copied = full.branch([1, 1, 2])
-    advance(part, copied, rng, 40)
-    np.testing.assert_array_equal(full.state(), before)
-    again = full.step(random_legal(step.action_mask, np.random.default_rng(0)))
-    assert again.observation.shape[0] == 6
+    advance(part, copied, np.random.default_rng(9), 300)
+    for _ in range(300):
+        step, twin_step = advance(full, step, rng, 1), advance(twin, twin_step, twin_rng, 1)
+        assert_rows_equal(step, twin_step, np.arange(6))
+        np.testing.assert_array_equal(full.state(), twin.state())
 
 
 @pytest.mark.parametrize("rows", [[], [8], [-1], [0.5], [True], [[0, 1]], "01"], ids=lambda r: repr(r))
