@@ -125,13 +125,7 @@ class VectorEnv:
         self._episodes[:] = 0
         self._rounds.start_matches(list(range(self.num_envs)), seeds)
         self._rounds.flush()  # every table now opens with a lead, which is never forced
-        b, sides = self.num_envs, self.game_rules.num_sides
-        return self._outputs(
-            np.zeros((b, self.num_players)),
-            np.zeros(b, dtype=bool),
-            np.full((b, sides), np.nan),
-            np.zeros((b, sides), dtype=bool),
-        )
+        return self._opening_outputs()
 
     def step(self, actions: Sequence[int] | np.ndarray) -> VectorStep:
         """Apply one legal action per table (``actions[i]`` for table ``i``'s seat to act).
@@ -179,20 +173,7 @@ class VectorEnv:
         """
         if self._mask is None:
             raise RuntimeError("call reset() before keep()")
-        array = np.asarray(rows)
-        if not (
-            array.ndim == 1
-            and array.size
-            and np.issubdtype(array.dtype, np.integer)
-            and not np.issubdtype(array.dtype, np.bool_)
-            and array.min() >= 0
-            and array.max() < self.num_envs
-            and len(np.unique(array)) == array.size
-        ):
-            raise ValueError(
-                f"rows={rows!r} is not allowed; allowed: distinct table indices in 0..{self.num_envs - 1}, at least one"
-            )
-        kept = array.astype(np.intp)
+        kept = self._table_rows(rows, distinct=True)
         listed = kept.tolist()
         self._tables = self._tables.take(kept)
         self._rounds = self._rounds.take(listed, self._tables)
@@ -217,21 +198,8 @@ class VectorEnv:
         """
         if self._mask is None:
             raise RuntimeError("call reset() before branch()")
-        array = np.asarray(rows)
-        if not (
-            array.ndim == 1
-            and array.size
-            and np.issubdtype(array.dtype, np.integer)
-            and not np.issubdtype(array.dtype, np.bool_)
-            and array.min() >= 0
-            and array.max() < self.num_envs
-        ):
-            raise ValueError(
-                f"rows={rows!r} is not allowed; allowed: table indices in 0..{self.num_envs - 1} (repeats allowed), "
-                "at least one"
-            )
+        kept = self._table_rows(rows, distinct=False)
         episode = self.episode if episode is None else choice("episode", episode, EPISODES)
-        kept = array.astype(np.intp)
         listed = kept.tolist()
         branched = VectorEnv(
             len(listed),
@@ -248,14 +216,7 @@ class VectorEnv:
         branched._first_seeds = [self._first_seeds[row] for row in listed]
         branched._generators = [deepcopy(self._generators[row]) for row in listed]
         branched._episodes = self._episodes[kept]
-        b, sides = branched.num_envs, self.game_rules.num_sides
-        step = branched._outputs(
-            np.zeros((b, self.num_players)),
-            np.zeros(b, dtype=bool),
-            np.full((b, sides), np.nan),
-            np.zeros((b, sides), dtype=bool),
-        )
-        return branched, step
+        return branched, branched._opening_outputs()
 
     def state(self) -> np.ndarray:
         """(num_envs, 302) int8: each table's global state vector, as ``raw_env().state()``."""
@@ -264,6 +225,25 @@ class VectorEnv:
         return self._encoder.state(self._tables)
 
     # -- inside -------------------------------------------------------------------------------------
+
+    def _table_rows(self, rows, distinct: bool) -> np.ndarray:
+        """``rows`` as an array of table indices, or ValueError saying what is allowed."""
+        array = np.asarray(rows)
+        if not (
+            array.ndim == 1
+            and array.size
+            and np.issubdtype(array.dtype, np.integer)
+            and not np.issubdtype(array.dtype, np.bool_)
+            and array.min() >= 0
+            and array.max() < self.num_envs
+            and (not distinct or len(np.unique(array)) == array.size)
+        ):
+            which = "distinct table indices" if distinct else "table indices"
+            repeats = "" if distinct else " (repeats allowed)"
+            raise ValueError(
+                f"rows={rows!r} is not allowed; allowed: {which} in 0..{self.num_envs - 1}{repeats}, at least one"
+            )
+        return array.astype(np.intp)
 
     def _seeds(self, seed) -> list[int]:
         b = self.num_envs
@@ -348,6 +328,16 @@ class VectorEnv:
             seeds.append(int(generator.integers(2**63)))
         self._episodes[rows] += 1
         self._rounds.start_matches(rows, seeds)
+
+    def _opening_outputs(self) -> VectorStep:
+        """The outputs before any step: zero rewards, nothing terminated."""
+        b, sides = self.num_envs, self.game_rules.num_sides
+        return self._outputs(
+            np.zeros((b, self.num_players)),
+            np.zeros(b, dtype=bool),
+            np.full((b, sides), np.nan),
+            np.zeros((b, sides), dtype=bool),
+        )
 
     def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
         t = self._tables
