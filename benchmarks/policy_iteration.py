@@ -15,8 +15,10 @@ points counted linearly), and it plays the next round.
 
     python benchmarks/policy_iteration.py --start agents/checkpoints/default.pt --rounds 3 --out runs/iteration
 
-Round ``k`` writes ``round<k>.pt``, a policy for ``checkpoint:PATH``:
-``python -m agents.evaluate checkpoint:runs/iteration/round3.pt heuristic --matches 1000 --workers 2``.
+Round ``k`` writes ``round<k>.pt``, a policy for ``checkpoint:PATH``
+(``python -m agents.evaluate checkpoint:runs/iteration/round3.pt heuristic --matches 1000 --workers 2``),
+and its labels, ``labels<k>.npz``. ``--more`` goes on from the last round in
+``--out`` with its labels, for ``--rounds`` more rounds.
 """
 
 from __future__ import annotations
@@ -178,28 +180,39 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1, help="seeds the matches (not the evaluation seeds)")
     parser.add_argument("--out", default="runs/iteration")
+    parser.add_argument("--more", action="store_true", help="go on from the last round in --out, with its labels")
     args = parser.parse_args(argv)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     start = read_checkpoint(args.start)
-    policy, gathered = args.start, []
-    rng = np.random.default_rng(args.seed)
+    policy, gathered, done = args.start, [], 0
+    if args.more:
+        while (out / f"round{done + 1}.pt").exists() and (out / f"labels{done + 1}.npz").exists():
+            done += 1
+            with np.load(out / f"labels{done}.npz") as saved:
+                gathered.append({key: saved[key] for key in saved.files})
+        if not done:
+            parser.error(f"--more: no round<k>.pt with its labels<k>.npz in {str(out)!r}")
+        policy = str(out / f"round{done}.pt")
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng([args.seed, done] if done else args.seed)  # new matches for the rounds after ``done``
     context = multiprocessing.get_context("spawn")
-    for k in range(1, args.rounds + 1):
+    for k in range(done + 1, done + args.rounds + 1):
         clock = time.perf_counter()
         seeds = [int(s) for s in rng.integers(2**62, size=args.matches)]
         shares = [(policy, seeds[w :: args.workers], int(rng.integers(2**62))) for w in range(args.workers)]
         with context.Pool(args.workers) as pool:
-            gathered += pool.map(label, shares)
+            parts = pool.map(label, shares)
+        fresh = {key: np.concatenate([part[key] for part in parts]) for key in (*INPUTS, "values")}
+        np.savez(out / f"labels{k}.npz", **fresh)
+        gathered.append(fresh)
         labelled = time.perf_counter()
         labels = {key: np.concatenate([part[key] for part in gathered]) for key in (*INPUTS, "values")}
         net = fit(labels, start["model"], args, args.seed * 1000 + k)
         policy = str(out / f"round{k}.pt")
         payload = policy_payload(net, actor_only=True, rules=start["rules"], steps=0, config=start.get("config"))
         Path(policy).write_bytes(serialize(payload))
-        fresh = sum(len(part["width"]) for part in gathered[-args.workers :])
         print(
-            f"round {k}: {fresh} decisions labelled in {labelled - clock:.0f} s; a fresh network fit to all "
+            f"round {k}: {len(fresh['width'])} decisions labelled in {labelled - clock:.0f} s; a fresh network fit to all "
             f"{len(labels['width'])} in {time.perf_counter() - labelled:.0f} s: {policy}",
             flush=True,
         )
