@@ -205,6 +205,18 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "epochs": number("int", 5, 1, 1000),
         "minibatch": number("int", 512, 1, 10_000_000, help="decisions per step of the warm start"),
     },
+    "iteration": {
+        "rounds": number(
+            "int", 0, 0, 1000, help="rounds of policy iteration on the policy's own play-outs after self-play (0: none)"
+        ),
+        "matches": number("int", 3000, 1, 10_000_000, help="self-play matches labelled a round"),
+        "epochs": number("int", 6, 1, 1000, help="passes of each round's fresh network over every label so far"),
+        "lr": number("float", 5e-4, 0, 1, open_low=True, help="Adam step size of each fit, decayed linearly to 0"),
+        "minibatch": number("int", 512, 1, 10_000_000),
+        "huber": number(
+            "float", 10.0, 0, 1000, help="points of error beyond which the fit counts errors linearly (0: squared)"
+        ),
+    },
     "eval": {
         "every": number("int", 40, 0, 10**9, note=" updates (0: only at the end)"),
         "matches": number("int", 50, 1, 10_000_000, note=" (duplicate deals, each played in every seat rotation)"),

@@ -95,7 +95,7 @@ def _loss(
     match bonus, and squared errors let those few labels' noise steer the fit.
     """
     logits, mask = policy_logits(net, data, idx)
-    critic = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean()
+    critic = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean() if value_coef else 0.0
     if values is None:
         chosen = data.chosen[idx]
         agree = float((logits.argmax(-1) == chosen).float().mean())

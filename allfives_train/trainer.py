@@ -2,7 +2,10 @@
 
 A fresh run first learns from ``imitation.teacher``'s matches (a warm start), then runs
 PPO updates until ``train.total_steps`` learning decisions have been used,
-with the step size decayed linearly. Each update plays ``train.envs`` whole
+with the step size decayed linearly, then ``iteration.rounds`` rounds of
+policy iteration on the policy's own play-outs (:mod:`.iteration`; each
+round's labels are kept in the run directory, so a run killed in a round
+repeats only that round). Each update plays ``train.envs`` whole
 matches side by side (against itself, a past snapshot or a baseline bot), so
 nothing is in flight between updates: a checkpoint written after an update
 (weights, optimizer, counters, opponent pool and every random state) is all
@@ -21,13 +24,14 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.policy_net import PolicyNet, net_from_checkpoint, policy_payload
+from agents.policy_net import CheckpointError, PolicyNet, net_from_checkpoint, policy_payload
 from agents.registry import make_agent
 
 from .checkpoint import atomic_save, atomic_write, capture_rng, check_finite, read_training_checkpoint, restore_rng
 from .config import OPPONENT_KINDS, rules_of, to_yaml
 from .evaluation import eval_table, final_eval, quick_eval
 from .imitation import imitate
+from .iteration import FIELDS, Fit, fit_fresh, label_round, load_labels, save_labels
 from .metrics import TRAIN_OPPONENTS, MetricsLog
 from .parallel import RolloutPool
 from .plot import plot_curves
@@ -36,6 +40,7 @@ from .rollout import CURRENT, POOL, MatchSpec, RolloutWorker
 
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
+LABELS = "iteration"  # the folder of the policy-iteration rounds' labels
 
 
 def pick_device(name: str) -> torch.device:
@@ -76,6 +81,7 @@ class Trainer:
         self.pool_net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
         self.iteration = 0
         self.imitated = False
+        self.iterated = 0  # policy-iteration rounds done
         self.steps = 0
         self.matches = 0
         self.recent: dict[str, deque] = {o: deque(maxlen=200) for o in TRAIN_OPPONENTS}
@@ -84,8 +90,17 @@ class Trainer:
                                     cfg["model"]["action_hidden"], cfg["run"].get("backend", "multiprocessing"),
                                     cfg["run"].get("ray_address"))  # fmt: skip
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.labels: list[dict] = []  # the labels of the policy-iteration rounds done, while rounds remain
         if resume_from is not None:
             self._restore(read_training_checkpoint(resume_from), resume_from)
+            if self.iterated < cfg["iteration"]["rounds"]:
+                try:
+                    self.labels = [
+                        load_labels(self.run_dir / LABELS / f"labels{k}.npz") for k in range(1, self.iterated + 1)
+                    ]
+                except ValueError as error:
+                    self.rollouts.close()
+                    raise CheckpointError(str(error)) from None
         for stale in self.run_dir.glob(".*.tmp"):  # left by a run killed while it wrote a file
             stale.unlink()
         atomic_write(self.run_dir / "config.yaml", to_yaml(cfg).encode())
@@ -100,6 +115,7 @@ class Trainer:
         self.optimizer.load_state_dict(t["optimizer"])
         self.iteration, self.steps, self.matches = t["iteration"], t["steps"], t["matches"]
         self.imitated = t["imitated"]
+        self.iterated = t.get("iterated", 0)
         self.pool = list(t["pool"])
         for o, values in t["recent"].items():
             self.recent[o].extend(values)
@@ -114,6 +130,7 @@ class Trainer:
                 "optimizer": self.optimizer.state_dict(),
                 "iteration": self.iteration,
                 "imitated": self.imitated,
+                "iterated": self.iterated,
                 "steps": self.steps,
                 "matches": self.matches,
                 "pool": self.pool,
@@ -275,7 +292,49 @@ class Trainer:
         finally:
             bar.close()
         self.save()
+        self.iterate(began, limit)
         return True
+
+    def iterate(self, began: float, limit: float | None) -> None:
+        """The rounds of policy iteration that ``iteration.rounds`` asks for and the run has not done yet."""
+        ic = self.cfg["iteration"]
+        if self.iterated >= ic["rounds"]:
+            return
+        folder, gathered = self.run_dir / LABELS, self.labels
+        fit = Fit(ic["epochs"], ic["lr"], ic["minibatch"], ic["huber"], self.cfg["imitation"]["value_scale"])
+        model, rules = self.net.sizes(), self.rules.as_dict()
+        for k in range(self.iterated + 1, ic["rounds"] + 1):
+            if limit is not None and time.perf_counter() - began > 60 * limit:
+                tqdm.write(
+                    f"run.max_minutes={limit} reached after {self.iterated} rounds of policy iteration; stopping"
+                )
+                return
+            clock = time.perf_counter()
+            seeds = [self.rng.randrange(2**62) for _ in range(ic["matches"])]
+            sample_seeds = [self.rng.randrange(2**62) for _ in range(ic["matches"])]
+            fit_seed = self.rng.randrange(2**62)
+            actor = {name: weight.cpu() for name, weight in self.net.actor_state_dict().items()}
+            fresh = label_round(actor, model, rules, seeds, sample_seeds, self.cfg["train"]["rollout_workers"])
+            folder.mkdir(exist_ok=True)
+            save_labels(folder / f"labels{k}.npz", fresh)
+            gathered.append(fresh)
+            labelled = time.perf_counter()
+            labels = {f: np.concatenate([g[f] for g in gathered]) for f in FIELDS}
+            net = fit_fresh(labels, model, fit, fit_seed, self.device)
+            del labels
+            check_finite(net, {}, f"policy-iteration round {k}")
+            self.net.load_state_dict(net.actor_state_dict(), strict=False)  # the critic stays as self-play left it
+            self.iterated = k
+            self.save()
+            row = {}
+            self.evaluate_now(row)
+            evals = ", ".join(f"eval {b} {100 * row[f'eval_win_{b}']:.0f}%" for b in self.cfg["eval"]["baselines"]
+                              if row.get(f"eval_win_{b}") is not None)  # fmt: skip
+            tqdm.write(
+                f"policy iteration, round {k}: {len(fresh['width']):,} decisions labelled in {labelled - clock:.0f} s, "
+                f"a fresh network fit to all {sum(len(g['width']) for g in gathered):,} in "
+                f"{time.perf_counter() - labelled:.0f} s; {evals}"
+            )
 
     def _postfix(self, row: dict) -> str:
         parts = [f"{row['decisions_per_s']:.0f} dec/s"]

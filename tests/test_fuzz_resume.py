@@ -3,15 +3,16 @@
 Each trial starts the short tiny-config run in a child process and sends it
 SIGKILL a random time after its trainer is built, drawn over the length of an
 uninterrupted run's training, so a kill can land while it imitates, plays,
-learns, writes a checkpoint, a CSV row or TensorBoard events, cuts the logs
-on a resume, or runs the final evaluation. Then it resumes, the resume is
-killed at a random moment too, and the run finally finishes. A kill before
-the first checkpoint is followed by the original command, as a person would
-rerun it. The finished run must equal the uninterrupted one in every saved
-part: weights, optimizer state, opponent pool, every random generator,
-counters and config, the policy file, the CSV rows, the TensorBoard scalars
-(in the files and as TensorBoard shows them) and the final evaluation table;
-no temporary file may be left.
+learns, labels or fits a round of policy iteration, writes a checkpoint, a
+CSV row or TensorBoard events, cuts the logs on a resume, or runs the final
+evaluation. Then it resumes, the resume is killed at a random moment too, and
+the run finally finishes. A kill before the first checkpoint is followed by
+the original command, as a person would rerun it. The finished run must equal
+the uninterrupted one in every saved part: weights, optimizer state, opponent
+pool, every random generator, counters and config, the policy file, the CSV
+rows, the TensorBoard scalars (in the files and as TensorBoard shows them),
+the policy-iteration labels and the final evaluation table; no temporary file
+may be left.
 
 Children are forked from a server process that has imported the trainer
 but never run torch, so each one starts in milliseconds. Three trials run by
@@ -35,9 +36,11 @@ import train
 
 KILLS = int(os.environ.get("ALLFIVES_FUZZ_KILLS", "3"))
 SEED = int(os.environ.get("ALLFIVES_FUZZ_SEED", "8"))
-#: Short, but with every stage: imitation, snapshots into the pool, quick and final evaluations.
+#: Short, but with every stage: imitation, snapshots into the pool, quick evaluations, a round of policy
+#: iteration and the final evaluation.
 SHORT = ["--config", TINY, "--set", "train.total_steps=300", "--set", "eval.final_matches=1",
-         "--set", "eval.baselines=[random, greedy]"]  # fmt: skip
+         "--set", "eval.baselines=[random, greedy]", "--set", "iteration.rounds=1", "--set", "iteration.matches=3",
+         "--set", "iteration.epochs=1"]  # fmt: skip
 PRELOAD = ["train", "allfives_train.trainer", "allfives_train.plot", "agents.evaluate", "torch.utils.tensorboard"]
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
 from tensorboard.compat.proto import event_pb2
 
 import train
+from allfives_train.iteration import load_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "configs" / "tiny.yaml"
@@ -114,6 +116,14 @@ def run_differences(a: Path, b: Path) -> list[str]:
         or (a / "eval.md").read_text() != (b / "eval.md").read_text()
     ):
         out.append("eval.md differs")
+    rounds = sorted({p.name for run in (a, b) for p in (run / "iteration").glob("labels*.npz")})
+    for name in rounds:
+        try:
+            la, lb = (load_labels(run / "iteration" / name) for run in (a, b))
+        except ValueError as error:
+            out.append(str(error))
+            continue
+        out += [f"iteration/{name}: {key} differs" for key in la if not np.array_equal(la[key], lb[key])]
     leftovers = [p.name for p in b.rglob("*") if p.name.endswith(".tmp")]
     if leftovers:
         out.append(f"temporary files left: {leftovers}")

@@ -1,0 +1,254 @@
+"""Policy iteration on the policy's own play-outs: rounds after self-play that improve on the policy itself.
+
+The warm start fits each action's score to a play-out under the search's
+rollout policy, so its policy can at best play as that search would; PPO
+then settles near one fixed point. A round here improves on the policy
+instead, and can be repeated:
+
+1. the policy plays ``iteration.matches`` matches against itself, sampling its softmax;
+2. at every decision with a choice, the batched engine copies the table once
+   per legal action (:meth:`VectorEnv.branch`); each copy plays its action,
+   then the rest of the round with the policy's favourite at every seat, each
+   seat from its own view (nobody peeks);
+3. each action is valued as the search values a play-out: the seat's side's
+   points minus the others', plus :data:`WIN_BONUS` for a match won inside
+   the round (minus it for one lost);
+4. a fresh network is fit to the labels of every round so far, with the warm
+   start's loss (each action's score against its value minus the decision's
+   mean), and plays the next round.
+
+Every match draws its samples from its own generator and the labels are
+ordered by match and turn, so a round's labels and its fit do not depend on
+how many processes played it.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.policy_net import NEG, PolicyNet
+from agents.search import WIN_BONUS
+from allfives_env.vector import VectorEnv
+
+from .checkpoint import atomic_write
+from .imitation import _loss
+from .ppo import Tensors
+
+#: What a round records per decision with a choice; ``match`` and ``turn`` only order the labels.
+FIELDS = ("obs", "rows", "width", "values")
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How a fresh network is fit to the labels."""
+
+    epochs: int
+    lr: float  # Adam's step size at the start, decayed linearly to 0
+    minibatch: int
+    huber: float  # points of error beyond which errors count linearly (0: squared throughout)
+    value_scale: float  # points of value per unit of the actor's score
+    max_grad_norm: float = 0.5
+
+
+@dataclass(frozen=True)
+class LabelJob:
+    """A shard of a round's matches, with the policy that plays them."""
+
+    actor: dict[str, torch.Tensor]
+    model: dict  # PolicyNet sizes
+    rules: dict  # Rules.as_dict()
+    first: int  # the round's index of the shard's first match
+    seeds: tuple[int, ...]  # a deal seed per match
+    sample_seeds: tuple[int, ...]  # a sampling seed per match
+
+
+def _engine(rules: dict, num_envs: int) -> VectorEnv:
+    return VectorEnv(num_envs, **rules, reward="points", auto_forced=True, action_features=True)
+
+
+@torch.no_grad()
+def choose(net: PolicyNet, step, tables: np.ndarray, draws: np.ndarray | None = None) -> np.ndarray:
+    """The policy's action on ``tables``: its favourite, or sampled from its softmax with uniform ``draws``."""
+    mask = step.action_mask[tables].astype(bool)
+    width = mask.sum(1)
+    b, a = np.nonzero(mask)
+    first = np.cumsum(width) - width
+    embedded = net.embed(torch.from_numpy(step.observation[tables]))
+    scores = net.score_rows(embedded[torch.from_numpy(b)], torch.from_numpy(step.action_features[tables[b], a]))
+    logits = np.full((len(tables), int(width.max())), NEG, dtype=np.float32)
+    logits[b, np.arange(len(b)) - first[b]] = scores.numpy()
+    if draws is None:
+        pick = logits.argmax(1)
+    else:
+        weights = np.exp(logits - logits.max(1, keepdims=True))
+        u = draws * weights.sum(1)
+        pick = np.minimum((np.cumsum(weights, 1) <= u[:, None]).sum(1), width - 1)
+    return a[first + pick]
+
+
+def _keep(env: VectorEnv, step, kept: np.ndarray):
+    """Drop the other tables from ``env`` and from its last outputs."""
+    env.keep(kept)
+    return step._replace(**{f: v[kept] for f, v in step._asdict().items() if v is not None})
+
+
+def play_outs(net: PolicyNet, env: VectorEnv, owners: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with the policy's favourites."""
+    copies, step = env.branch(owners, episode="round")
+    seats = step.current_player.copy()
+    side_of = np.array(env.game_rules.side_of)
+    target = env.game_rules.target
+    points = np.zeros(len(owners))  # the seat's zero-sum points rewards, in units of the target
+    bonus = np.zeros(len(owners))
+    ids = np.arange(len(owners))
+    step = copies.step(actions)
+    while True:
+        points[ids] += step.rewards[np.arange(ids.size), seats[ids]]
+        for r in np.flatnonzero(step.terminated).tolist():
+            scores = step.final_scores[r]
+            if scores.max() >= target:  # the match was decided inside the round
+                winners = np.flatnonzero(scores == scores.max())
+                side = side_of[seats[ids[r]]]
+                bonus[ids[r]] = WIN_BONUS / len(winners) if side in winners else -WIN_BONUS
+        going = np.flatnonzero(~step.terminated)
+        if not going.size:
+            return (points * target + bonus).astype(np.float32)
+        if going.size < ids.size:
+            step, ids = _keep(copies, step, going), ids[going]
+        moves = step.action_mask.argmax(1)
+        tables = np.flatnonzero(step.action_mask.sum(1) > 1)
+        if tables.size:
+            moves[tables] = choose(net, step, tables)
+        step = copies.step(moves)
+
+
+@torch.no_grad()
+def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
+    """The shard's self-play matches; every decision with a choice, with each legal action's play-out value."""
+    net = PolicyNet(**job.model).eval()
+    net.load_state_dict(job.actor, strict=False)
+    samplers = [np.random.default_rng(s) for s in job.sample_seeds]
+    env = _engine(job.rules, len(job.seeds))
+    step = env.reset(list(job.seeds))
+    ids, active = np.arange(len(job.seeds)), np.ones(len(job.seeds), dtype=bool)
+    found: dict[str, list] = {k: [] for k in (*FIELDS, "match", "turn")}
+    turn = 0
+    while ids.size:
+        live = active[ids]
+        if live.sum() <= 0.8 * ids.size:  # stop stepping finished matches
+            kept = np.flatnonzero(live)
+            if not kept.size:
+                break
+            step, ids, live = _keep(env, step, kept), ids[kept], live[kept]
+        mask = step.action_mask.astype(bool)
+        actions = mask.argmax(1)
+        tables = np.flatnonzero(live & (mask.sum(1) > 1))
+        if tables.size:
+            b, a = np.nonzero(mask[tables])
+            found["obs"].append(step.observation[tables])
+            found["rows"].append(step.action_features[tables[b], a])
+            found["width"].append(mask[tables].sum(1))
+            found["values"].append(play_outs(net, env, tables[b], a))
+            found["match"].append(job.first + ids[tables])
+            found["turn"].append(np.full(tables.size, turn))
+            draws = np.array([samplers[i].random() for i in ids[tables].tolist()])
+            actions[tables] = choose(net, step, tables, draws)
+        step = env.step(actions)
+        active[ids[np.flatnonzero(step.terminated & live)]] = False
+        turn += 1
+    return {k: np.concatenate(v) for k, v in found.items()}
+
+
+def _one_thread() -> None:
+    torch.set_num_threads(1)
+
+
+def label_round(
+    actor: dict[str, torch.Tensor], model: dict, rules: dict, seeds: list[int], sample_seeds: list[int], workers: int
+) -> dict[str, np.ndarray]:
+    """A round's labels, its matches shared among ``workers`` processes (1: this one), ordered by match and turn."""
+    cut = np.linspace(0, len(seeds), workers + 1).astype(int).tolist()
+    jobs = [
+        LabelJob(actor, model, rules, lo, tuple(seeds[lo:hi]), tuple(sample_seeds[lo:hi]))
+        for lo, hi in zip(cut[:-1], cut[1:], strict=True)
+        if hi > lo
+    ]
+    if len(jobs) == 1:
+        parts = [label_matches(jobs[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(len(jobs), initializer=_one_thread) as pool:
+            parts = pool.map(label_matches, jobs)
+    found = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    order = np.lexsort((found["turn"], found["match"]))
+    width = found["width"][order]
+    first = (np.cumsum(found["width"]) - found["width"])[order]  # each decision's first row, in the new order
+    flat = np.repeat(first, width) + np.arange(width.sum()) - np.repeat(np.cumsum(width) - width, width)
+    return {"obs": found["obs"][order], "rows": found["rows"][flat], "width": width, "values": found["values"][flat]}
+
+
+def fit_fresh(labels: dict[str, np.ndarray], model: dict, fit: Fit, seed: int, device: torch.device) -> PolicyNet:
+    """A fresh network, seeded by ``seed``, fit to ``labels`` (the step size decays linearly to 0)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        net = PolicyNet(**model).to(device)
+    n = len(labels["width"])
+    start = np.cumsum(labels["width"]) - labels["width"]
+
+    def t(x: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(x)).to(device)
+
+    data = Tensors(
+        obs=t(labels["obs"]),
+        state=torch.empty(0, device=device),  # no critic is fit
+        rows=t(labels["rows"]),
+        start=t(start),
+        width=t(labels["width"].astype(np.int64)),
+        chosen=torch.zeros(n, dtype=torch.int64, device=device),
+        logp=torch.zeros(n, device=device),
+    )
+    values = t(labels["values"] / np.float32(fit.value_scale))
+    optimizer = torch.optim.Adam(net.parameters(), lr=fit.lr)
+    generator = torch.Generator().manual_seed(seed)
+    updates, done = fit.epochs * -(-n // fit.minibatch), 0
+    for _ in range(fit.epochs):
+        order = torch.randperm(n, generator=generator).to(device)
+        for first in range(0, n, fit.minibatch):
+            optimizer.param_groups[0]["lr"] = fit.lr * (1 - done / updates)
+            done += 1
+            loss, _ = _loss(net, data, order[first : first + fit.minibatch], 0.0, values, fit.huber / fit.value_scale)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), fit.max_grad_norm)
+            optimizer.step()
+    return net
+
+
+def save_labels(path: Path, labels: dict[str, np.ndarray]) -> None:
+    """Write a round's labels whole or not at all."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **labels)
+    atomic_write(path, buffer.getvalue())
+
+
+def load_labels(path: Path) -> dict[str, np.ndarray]:
+    """A round's labels as :func:`save_labels` wrote them; a missing or broken file raises ``ValueError``."""
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            labels = {k: saved[k] for k in FIELDS}
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as error:
+        raise ValueError(f"cannot read the policy-iteration labels {str(path)!r} ({error}); "
+                         "allowed: the file a round of this run wrote; start the run again with --overwrite") from None  # fmt: skip
+    width = labels["width"]
+    rows = int(width.sum()) if width.ndim == 1 and (width > 1).all() else -1
+    if len(labels["obs"]) != len(width) or len(labels["rows"]) != rows or len(labels["values"]) != rows:
+        raise ValueError(f"the policy-iteration labels {str(path)!r} do not fit together; "
+                         "allowed: the file a round of this run wrote; start the run again with --overwrite")  # fmt: skip
+    return labels

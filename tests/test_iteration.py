@@ -1,0 +1,199 @@
+"""Policy iteration (``iteration.rounds``): its play-out values, its labels, its fit, and runs that use it.
+
+The play-out values are held to an independent computation on the core: a
+clone of the table's state plays the action, then every seat plays the
+policy's favourite from its own view (through the shipped agent's numpy
+actor, not the batched forward pass) until the round ends, and the value is
+read off the scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from train_snapshots import TINY, run_differences, run_train
+
+from agents.policy_agent import PolicyAgent
+from agents.policy_net import PolicyNet, read_checkpoint
+from agents.search import WIN_BONUS
+from allfives_env.aec_env import raw_env
+from allfives_env.vector import VectorEnv
+from allfives_env.views.action_features import ACTION_FEATURE_OFFSETS
+from allfives_train.checkpoint import read_training_checkpoint
+from allfives_train.iteration import FIELDS, Fit, choose, fit_fresh, label_round, load_labels, play_outs, save_labels
+
+POLICY = "agents/checkpoints/default.pt"
+ITERATE = ["--set", "iteration.matches=3", "--set", "iteration.epochs=1", "--set", "eval.final_matches=0"]
+
+
+def core_play_out(state, action: int, agent: PolicyAgent) -> float:
+    """``action`` on a clone of ``state``, then the round out with ``agent``'s favourite at every seat."""
+    state = state.clone()
+    seat, rounds, before = state.to_act, len(state.past), list(state.scores)
+    state.apply(action)
+    while not state.finished and len(state.past) == rounds:
+        legal = state.legal_actions()
+        state.apply(legal[0] if len(legal) == 1 else agent.act(state.view(state.to_act)))
+    side_of = state.rules.side_of
+    gains = [after - b for after, b in zip(state.scores, before, strict=True)]
+    mine = side_of[seat]
+    value = gains[mine] - sum(g for s, g in enumerate(gains) if s != mine) / (len(gains) - 1)
+    if state.winners:
+        value += WIN_BONUS / len(state.winners) if mine in state.winners else -WIN_BONUS
+    return value
+
+
+def test_play_out_values_equal_the_cores():
+    agent = PolicyAgent(POLICY)
+    net = PolicyNet(**read_checkpoint(POLICY)["model"])
+    net.load_state_dict(read_checkpoint(POLICY)["weights"], strict=False)
+    net.eval()
+    config = {"rules": "pagat", "num_players": 2, "auto_forced": True, "action_features": True}
+    seeds = [31, 32, 33, 34]
+    env = VectorEnv(len(seeds), **config, reward="points")
+    raws = [raw_env(**config) for _ in seeds]
+    step = env.reset(seeds)
+    for raw, seed in zip(raws, seeds, strict=True):
+        raw.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    checked = near_target = 0
+    for turn in range(160):
+        mask = step.action_mask.astype(bool)
+        tables = np.flatnonzero(mask.sum(1) > 1)
+        if turn % 9 == 0 and tables.size:
+            owners, actions = np.nonzero(mask[tables])
+            got = play_outs(net, env, tables[owners], actions)
+            for j, (table, action) in enumerate(zip(tables[owners].tolist(), actions.tolist(), strict=True)):
+                state = raws[table].core_state
+                assert got[j] == pytest.approx(core_play_out(state, action, agent), abs=1e-6), (turn, table, action)
+                near_target += max(state.scores) >= state.rules.target - 60
+                checked += 1
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        step = env.step(actions)
+        for table, raw in enumerate(raws):
+            raw.step(int(actions[table]))
+            if all(raw.terminations.values()):
+                raw.reset()  # the next match, as the engine restarts a table
+    assert checked > 150 and near_target > 0  # matches decided inside a play-out were among them
+
+
+def small_actor(seed: int = 3) -> tuple[dict, dict]:
+    torch.manual_seed(seed)
+    net = PolicyNet(32, 16)
+    return net.actor_state_dict(), net.sizes()
+
+
+RULES = {"rules": "pagat", "num_players": 2, "partnerships": None, "target": 60, "opening": None}
+
+
+def test_a_rounds_labels_do_not_depend_on_how_many_processes_played_it():
+    actor, model = small_actor()
+    seeds, sample_seeds = [5, 6, 7, 8, 9], [50, 60, 70, 80, 90]
+    one = label_round(actor, model, RULES, seeds, sample_seeds, workers=1)
+    two = label_round(actor, model, RULES, seeds, sample_seeds, workers=2)
+    assert one.keys() == two.keys() == set(FIELDS)
+    for key in FIELDS:
+        np.testing.assert_array_equal(one[key], two[key], err_msg=key)
+    assert len(one["rows"]) == one["width"].sum() == len(one["values"]) and (one["width"] > 1).all()
+    other = label_round(actor, model, RULES, seeds, [51, 60, 70, 80, 90], workers=1)
+    assert len(other["width"]) != len(one["width"]) or not np.array_equal(other["obs"], one["obs"])
+
+
+def test_sampling_follows_the_softmax():
+    actor, model = small_actor()
+    net = PolicyNet(**model)
+    net.load_state_dict(actor, strict=False)
+    env = VectorEnv(1, rules="pagat", num_players=2, auto_forced=True, action_features=True)
+    step = env.reset([4])
+    while step.action_mask.sum() < 3:
+        step = env.step(step.action_mask.argmax(1))
+    tables = np.zeros(4000, dtype=int)
+    step = step._replace(**{f: v[tables] for f, v in step._asdict().items() if v is not None})
+    picks = choose(net, step, tables, np.random.default_rng(1).random(tables.size))
+    legal = np.flatnonzero(step.action_mask[0])
+    with torch.no_grad():
+        logits = net.logits(*(torch.from_numpy(x[:1]) for x in (step.observation, step.action_features,
+                                                                 step.action_mask)))[0, legal]  # fmt: skip
+    expected = torch.softmax(logits, 0).numpy()
+    share = np.array([(picks == a).mean() for a in legal])
+    assert np.abs(share - expected).max() < 0.03
+    assert choose(net, step, tables[:1])[0] == legal[int(logits.argmax())]
+
+
+def test_a_fresh_fit_ranks_actions_by_their_labels():
+    actor, model = small_actor()
+    labels = label_round(actor, model, RULES, list(range(40)), list(range(100, 140)), workers=1)
+    # labels that a network can learn exactly: the value of a placement is 10 x the points it scores
+    points = labels["rows"][:, ACTION_FEATURE_OFFSETS["points"]].astype(np.float32)
+    labels["values"] = 10 * points
+    net = fit_fresh(labels, model, Fit(epochs=30, lr=3e-3, minibatch=64, huber=10.0, value_scale=10.0), 7,
+                    torch.device("cpu"))  # fmt: skip
+    start = np.cumsum(labels["width"]) - labels["width"]
+    with torch.no_grad():
+        scores = net.score_rows(
+            net.embed(torch.from_numpy(labels["obs"])).repeat_interleave(torch.from_numpy(labels["width"]), 0),
+            torch.from_numpy(labels["rows"]),
+        ).numpy()
+    ranked = [
+        labels["values"][s + np.argmax(scores[s : s + w])] == labels["values"][s : s + w].max()
+        for s, w in zip(start, labels["width"], strict=True)
+        if np.ptp(labels["values"][s : s + w]) > 0
+    ]
+    assert len(ranked) > 50 and np.mean(ranked) > 0.95
+
+
+def test_labels_round_trip_and_broken_files_are_refused(tmp_path):
+    actor, model = small_actor()
+    labels = label_round(actor, model, RULES, [1, 2], [3, 4], workers=1)
+    save_labels(tmp_path / "labels1.npz", labels)
+    back = load_labels(tmp_path / "labels1.npz")
+    for key in FIELDS:
+        np.testing.assert_array_equal(back[key], labels[key])
+    (tmp_path / "cut.npz").write_bytes((tmp_path / "labels1.npz").read_bytes()[:500])
+    short = dict(labels, values=labels["values"][:-1])
+    save_labels(tmp_path / "short.npz", short)
+    for name in ("cut.npz", "short.npz", "absent.npz"):
+        with pytest.raises(ValueError, match="allowed: the file a round of this run wrote"):
+            load_labels(tmp_path / name)
+
+
+def test_rounds_run_after_self_play_and_a_run_extended_by_a_round_ends_like_a_straight_one(tmp_path):
+    assert (
+        run_train("--config", TINY, "--set", f"run.dir={tmp_path / 'a'}", "--set", "iteration.rounds=2", *ITERATE) == 0
+    )
+    assert (
+        run_train("--config", TINY, "--set", f"run.dir={tmp_path / 'b'}", "--set", "iteration.rounds=1", *ITERATE) == 0
+    )
+    one = read_training_checkpoint(tmp_path / "b" / "tiny" / "checkpoint.pt")
+    assert one["training"]["iterated"] == 1
+    assert run_train("--resume", tmp_path / "b" / "tiny", "--set", "iteration.rounds=2") == 0
+    a, b = tmp_path / "a" / "tiny", tmp_path / "b" / "tiny"
+    assert read_training_checkpoint(a / "checkpoint.pt")["training"]["iterated"] == 2
+    for k in (1, 2):
+        first, second = load_labels(a / "iteration" / f"labels{k}.npz"), load_labels(b / "iteration" / f"labels{k}.npz")
+        assert all(np.array_equal(first[key], second[key]) for key in FIELDS)
+    assert run_differences(a, b) == []
+    # the rounds changed the actor, not the critic self-play left
+    plain = tmp_path / "c"
+    assert run_train("--config", TINY, "--set", f"run.dir={plain}", *ITERATE) == 0
+    weights, before = (
+        read_checkpoint(a / "checkpoint.pt")["weights"],
+        read_checkpoint(plain / "tiny" / "checkpoint.pt")["weights"],
+    )
+    assert all(torch.equal(weights[k], before[k]) == k.startswith("critic.") for k in weights)
+
+
+def test_a_resume_with_a_broken_labels_file_is_refused_and_changes_nothing(tmp_path, capsys):
+    from train_snapshots import snapshot
+
+    assert run_train("--config", TINY, "--set", f"run.dir={tmp_path}", "--set", "iteration.rounds=1", *ITERATE) == 0
+    run = tmp_path / "tiny"
+    labels = run / "iteration" / "labels1.npz"
+    labels.write_bytes(labels.read_bytes()[:-40])
+    before = snapshot(run)
+    capsys.readouterr()
+    assert run_train("--resume", run, "--set", "iteration.rounds=2") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "labels1.npz" in err[0] and "--overwrite" in err[0]
+    assert snapshot(run) == before
