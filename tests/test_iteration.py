@@ -18,8 +18,10 @@ from agents.policy_agent import PolicyAgent
 from agents.policy_net import PolicyNet, read_checkpoint
 from agents.search import WIN_BONUS
 from allfives_env.aec_env import raw_env
+from allfives_env.core.tiles import NUM_TILES, TILES
 from allfives_env.vector import VectorEnv
 from allfives_env.views.action_features import ACTION_FEATURE_OFFSETS
+from allfives_env.views.observation import OFFSETS
 from allfives_train.checkpoint import read_training_checkpoint
 from allfives_train.iteration import FIELDS, Fit, choose, fit_fresh, label_round, load_labels, play_outs, save_labels
 
@@ -87,6 +89,20 @@ def small_actor(seed: int = 3) -> tuple[dict, dict]:
 RULES = {"rules": "pagat", "num_players": 2, "partnerships": None, "target": 60, "opening": None}
 
 
+def assert_rows_belong_to_their_observations(labels: dict) -> None:
+    """Each decision's feature rows place tiles from the hand its observation shows, and leave one fewer."""
+    start = np.cumsum(labels["width"]) - labels["width"]
+    hand_at, values_at = OFFSETS["hand"], ACTION_FEATURE_OFFSETS["tile_values"]
+    left_at = ACTION_FEATURE_OFFSETS["own_left"]
+    for obs, first, width in zip(labels["obs"], start, labels["width"], strict=True):
+        hand = np.flatnonzero(obs[hand_at : hand_at + NUM_TILES]).tolist()
+        shown = {frozenset(TILES[t]) for t in hand}
+        for row in labels["rows"][first : first + width]:
+            if row[0]:  # a placement
+                assert frozenset(np.flatnonzero(row[values_at : values_at + 7]).tolist()) in shown
+                assert row[left_at] == len(hand) - 1
+
+
 def test_a_rounds_labels_do_not_depend_on_how_many_processes_played_it():
     actor, model = small_actor()
     seeds, sample_seeds = [5, 6, 7, 8, 9], [50, 60, 70, 80, 90]
@@ -96,6 +112,7 @@ def test_a_rounds_labels_do_not_depend_on_how_many_processes_played_it():
     for key in FIELDS:
         np.testing.assert_array_equal(one[key], two[key], err_msg=key)
     assert len(one["rows"]) == one["width"].sum() == len(one["values"]) and (one["width"] > 1).all()
+    assert_rows_belong_to_their_observations(one)
     other = label_round(actor, model, RULES, seeds, [51, 60, 70, 80, 90], workers=1)
     assert len(other["width"]) != len(one["width"]) or not np.array_equal(other["obs"], one["obs"])
 
