@@ -41,6 +41,7 @@ from allfives_env.vector import VectorEnv
 from .checkpoint import atomic_write
 from .imitation import _loss
 from .ppo import Tensors
+from .rollout import keep_tables
 
 #: What a round records per decision with a choice; ``match`` and ``turn`` only order the labels.
 FIELDS = ("obs", "rows", "width", "values")
@@ -94,12 +95,6 @@ def choose(net: PolicyNet, step, tables: np.ndarray, draws: np.ndarray | None = 
     return a[first + pick]
 
 
-def _keep(env: VectorEnv, step, kept: np.ndarray):
-    """Drop the other tables from ``env`` and from its last outputs."""
-    env.keep(kept)
-    return step._replace(**{f: v[kept] for f, v in step._asdict().items() if v is not None})
-
-
 def play_outs(net: PolicyNet, env: VectorEnv, owners: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with the policy's favourites."""
     copies, step = env.branch(owners, episode="round")
@@ -122,7 +117,7 @@ def play_outs(net: PolicyNet, env: VectorEnv, owners: np.ndarray, actions: np.nd
         if not going.size:
             return (points * target + bonus).astype(np.float32)
         if going.size < ids.size:
-            step, ids = _keep(copies, step, going), ids[going]
+            step, ids = keep_tables(copies, step, going), ids[going]
         moves = step.action_mask.argmax(1)
         tables = np.flatnonzero(step.action_mask.sum(1) > 1)
         if tables.size:
@@ -147,7 +142,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
             kept = np.flatnonzero(live)
             if not kept.size:
                 break
-            step, ids, live = _keep(env, step, kept), ids[kept], live[kept]
+            step, ids, live = keep_tables(env, step, kept), ids[kept], live[kept]
         mask = step.action_mask.astype(bool)
         actions = mask.argmax(1)
         tables = np.flatnonzero(live & (mask.sum(1) > 1))

@@ -163,6 +163,12 @@ def uniforms(seeds: np.ndarray, counters: np.ndarray) -> np.ndarray:
     return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
 
 
+def keep_tables(env: VectorEnv, step, kept: np.ndarray):
+    """Drop every table but ``kept`` from ``env`` and from its last outputs ``step``; returns those outputs."""
+    env.keep(kept)
+    return step._replace(**{f: v[kept] for f, v in step._asdict().items() if v is not None})
+
+
 def _play_forced(state: State) -> None:
     """Play forced draws and passes, as the engine's ``auto_forced`` does."""
     while not state.finished:
@@ -244,9 +250,7 @@ class RolloutWorker:
                 kept = np.flatnonzero(live)
                 if not kept.size:
                     break
-                env.keep(kept)
-                step = step._replace(**{f: v[kept] for f, v in step._asdict().items() if v is not None})
-                ids, live = ids[kept], live[kept]
+                step, ids, live = keep_tables(env, step, kept), ids[kept], live[kept]
             mask = step.action_mask.astype(bool)
             width = mask.sum(1)
             actions = mask.argmax(1)  # the lowest legal id: the forced action, and a filler for finished tables
