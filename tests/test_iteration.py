@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from train_snapshots import TINY, run_differences, run_train
+from train_snapshots import TINY, run_differences, run_train, snapshot
 
 from agents.policy_agent import PolicyAgent
 from agents.policy_net import PolicyNet, read_checkpoint
@@ -202,8 +202,6 @@ def test_rounds_run_after_self_play_and_a_run_extended_by_a_round_ends_like_a_st
 
 
 def test_a_resume_with_a_broken_labels_file_is_refused_and_changes_nothing(tmp_path, capsys):
-    from train_snapshots import snapshot
-
     assert run_train("--config", TINY, "--set", f"run.dir={tmp_path}", "--set", "iteration.rounds=1", *ITERATE) == 0
     run = tmp_path / "tiny"
     labels = run / "iteration" / "labels1.npz"
