@@ -32,7 +32,7 @@ from .config import OPPONENT_KINDS, rules_of, to_yaml
 from .evaluation import eval_table, final_eval, quick_eval
 from .imitation import imitate
 from .iteration import FIELDS, Fit, fit_fresh, label_round, load_labels, save_labels
-from .metrics import TRAIN_OPPONENTS, MetricsLog
+from .metrics import TRAIN_OPPONENTS, MetricsLog, RoundLog
 from .parallel import RolloutPool
 from .plot import plot_curves
 from .ppo import advantages, critic_values, to_tensors, update
@@ -106,6 +106,7 @@ class Trainer:
         atomic_write(self.run_dir / "config.yaml", to_yaml(cfg).encode())
         resumed = (self.iteration, self.steps) if resume_from is not None else None
         self.log = MetricsLog(self.run_dir, cfg["eval"]["baselines"], resumed)
+        self.round_log = RoundLog(self.run_dir, cfg["eval"]["baselines"], self.iterated if resume_from else None)
 
     # -- state ---------------------------------------------------------------------
 
@@ -325,15 +326,18 @@ class Trainer:
             check_finite(net, {}, f"policy-iteration round {k}")
             self.net.load_state_dict(net.actor_state_dict(), strict=False)  # the critic stays as self-play left it
             self.iterated = k
-            self.save()
-            row = {}
+            fitted = time.perf_counter()
+            row = {"round": k, "steps": self.steps, "labelled": len(fresh["width"]),
+                   "labels_total": sum(len(g["width"]) for g in gathered),
+                   "label_s": labelled - clock, "fit_s": fitted - labelled}  # fmt: skip
             self.evaluate_now(row)
+            self.round_log.write(row)  # before the checkpoint: a resume cuts a row its checkpoint lacks
+            self.save()
             evals = ", ".join(f"eval {b} {100 * row[f'eval_win_{b}']:.0f}%" for b in self.cfg["eval"]["baselines"]
                               if row.get(f"eval_win_{b}") is not None)  # fmt: skip
             tqdm.write(
-                f"policy iteration, round {k}: {len(fresh['width']):,} decisions labelled in {labelled - clock:.0f} s, "
-                f"a fresh network fit to all {sum(len(g['width']) for g in gathered):,} in "
-                f"{time.perf_counter() - labelled:.0f} s; {evals}"
+                f"policy iteration, round {k}: {row['labelled']:,} decisions labelled in {row['label_s']:.0f} s, "
+                f"a fresh network fit to all {row['labels_total']:,} in {row['fit_s']:.0f} s; {evals}"
             )
 
     def _postfix(self, row: dict) -> str:
@@ -352,6 +356,7 @@ class Trainer:
         """Stop the rollout processes and close the logs (idempotent)."""
         self.rollouts.close()
         self.log.close()
+        self.round_log.close()
 
     def finish(self) -> dict:
         """Write the policy file, the learning-curve plot and the final evaluation table."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from train_snapshots import TINY, run_differences, run_train, snapshot
+from train_snapshots import TINY, metrics_rows, run_differences, run_train, snapshot, tb_view
 
 from agents.policy_agent import PolicyAgent
 from agents.policy_net import PolicyNet, read_checkpoint
@@ -24,6 +24,7 @@ from allfives_env.views.action_features import ACTION_FEATURE_OFFSETS
 from allfives_env.views.observation import OFFSETS
 from allfives_train.checkpoint import read_training_checkpoint
 from allfives_train.iteration import FIELDS, Fit, choose, fit_fresh, label_round, load_labels, play_outs, save_labels
+from allfives_train.metrics import RoundLog
 
 POLICY = "agents/checkpoints/default.pt"
 ITERATE = ["--set", "iteration.matches=3", "--set", "iteration.epochs=1", "--set", "eval.final_matches=0"]
@@ -191,6 +192,14 @@ def test_rounds_run_after_self_play_and_a_run_extended_by_a_round_ends_like_a_st
         first, second = load_labels(a / "iteration" / f"labels{k}.npz"), load_labels(b / "iteration" / f"labels{k}.npz")
         assert all(np.array_equal(first[key], second[key]) for key in FIELDS)
     assert run_differences(a, b) == []
+    # each round is logged once, at its number, though the extended run wrote the file twice
+    rows = metrics_rows(b, "iteration.csv")
+    assert [(r["round"], r["labelled"]) for r in rows] == [
+        (str(k), str(len(load_labels(b / "iteration" / f"labels{k}.npz")["width"]))) for k in (1, 2)
+    ]
+    assert rows[1]["labels_total"] == str(sum(int(r["labelled"]) for r in rows))
+    assert all(0 <= float(r["eval_win_random"]) <= 1 for r in rows)
+    assert [step for step, _ in tb_view(b, "tb/iteration")["iteration/labelled"]] == [1, 2]
     # the rounds changed the actor, not the critic self-play left
     plain = tmp_path / "c"
     assert run_train("--config", TINY, "--set", f"run.dir={plain}", *ITERATE) == 0
@@ -212,3 +221,20 @@ def test_a_resume_with_a_broken_labels_file_is_refused_and_changes_nothing(tmp_p
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "labels1.npz" in err[0] and "--overwrite" in err[0]
     assert snapshot(run) == before
+
+
+def test_the_rounds_log_keeps_only_the_rounds_a_resumed_checkpoint_holds(tmp_path):
+    log = RoundLog(tmp_path, ["random"], None)
+    for k in (1, 2, 3):
+        log.write(
+            {"round": k, "steps": 600, "labelled": 10 * k, "labels_total": 5 * k * (k + 1), "eval_win_random": 0.5}
+        )
+    log.close()
+    with (tmp_path / "iteration.csv").open("a") as f:
+        f.write("4,600,4")  # a row cut short by a kill
+    RoundLog(tmp_path, ["random"], 2).close()
+    assert [(r["round"], r["labelled"]) for r in metrics_rows(tmp_path, "iteration.csv")] == [("1", "10"), ("2", "20")]
+    assert [step for step, _ in tb_view(tmp_path, "tb/iteration")["iteration/labelled"]] == [1, 2]
+    RoundLog(tmp_path, ["random"], None).close()  # a fresh run in the same folder starts both empty
+    assert metrics_rows(tmp_path, "iteration.csv") == []
+    assert tb_view(tmp_path, "tb/iteration") == {}

@@ -2,8 +2,9 @@
 
 A run's saved state is compared part by part with another run's: the whole
 checkpoint payload (weights, optimizer, pool, random states, config,
-counters), the policy file, the CSV rows and the TensorBoard scalars, each
-without the wall-clock timings, which no two runs share.
+counters), the policy file, the CSV rows and the TensorBoard scalars (of the
+updates and of the policy-iteration rounds), each without the wall-clock
+timings, which no two runs share.
 """
 
 from __future__ import annotations
@@ -23,8 +24,13 @@ from allfives_train.iteration import load_labels
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "configs" / "tiny.yaml"
 #: Columns and TensorBoard tags that measure time, different in every run.
-TIMING_COLUMNS = ("decisions_per_s", "rollout_s", "update_s", "eval_s")
-TIMING_TAGS = tuple(f"{'eval' if c == 'eval_s' else 'rollout'}/{c}" for c in TIMING_COLUMNS)
+TIMING_COLUMNS = ("decisions_per_s", "rollout_s", "update_s", "eval_s", "label_s", "fit_s")
+TIMING_TAGS = (
+    *(f"{'eval' if c == 'eval_s' else 'rollout'}/{c}" for c in TIMING_COLUMNS[:4]),
+    *(f"iteration/{c}" for c in ("eval_s", "label_s", "fit_s")),
+)
+#: The two logs of a run: the updates' and the policy-iteration rounds'.
+LOGS = (("metrics.csv", "tb"), ("iteration.csv", "tb/iteration"))
 
 
 def run_train(*args) -> int:
@@ -32,17 +38,19 @@ def run_train(*args) -> int:
     return train.main([*map(str, args), "--no-progress"])
 
 
-def metrics_rows(run_dir: Path) -> list[dict]:
-    """The CSV rows without the timing columns."""
-    with (Path(run_dir) / "metrics.csv").open(newline="") as f:
+def metrics_rows(run_dir: Path, name: str = "metrics.csv") -> list[dict]:
+    """The CSV rows without the timing columns (none when the file is absent)."""
+    if not (Path(run_dir) / name).exists():
+        return []
+    with (Path(run_dir) / name).open(newline="") as f:
         rows = list(csv.DictReader(f))
     return [{k: v for k, v in row.items() if k not in TIMING_COLUMNS} for row in rows]
 
 
-def tb_scalars(run_dir: Path) -> list[tuple[str, int, float]]:
-    """Every scalar point in every event file of ``run_dir/tb``, as written (duplicates kept), timings left out."""
+def tb_scalars(run_dir: Path, folder: str = "tb") -> list[tuple[str, int, float]]:
+    """Every scalar point in every event file of ``run_dir/folder``, as written (duplicates kept), timings left out."""
     points = []
-    for path in sorted((Path(run_dir) / "tb").glob("*tfevents*")):
+    for path in sorted((Path(run_dir) / folder).glob("*tfevents*")):
         for record in RawEventFileLoader(str(path)).Load():
             event = event_pb2.Event.FromString(record)
             for value in event.summary.value:
@@ -52,9 +60,11 @@ def tb_scalars(run_dir: Path) -> list[tuple[str, int, float]]:
     return sorted(points)
 
 
-def tb_view(run_dir: Path) -> dict[str, list[tuple[int, float]]]:
+def tb_view(run_dir: Path, folder: str = "tb") -> dict[str, list[tuple[int, float]]]:
     """The scalars as TensorBoard shows them (its reader applies purges and drops out-of-order steps)."""
-    acc = EventAccumulator(str(Path(run_dir) / "tb"), size_guidance={"scalars": 0})
+    if not (Path(run_dir) / folder).is_dir():
+        return {}
+    acc = EventAccumulator(str(Path(run_dir) / folder), size_guidance={"scalars": 0})
     acc.Reload()
     return {
         tag: [(e.step, e.value) for e in acc.Scalars(tag)]
@@ -104,12 +114,13 @@ def run_differences(a: Path, b: Path) -> list[str]:
     for name in ("checkpoint.pt", "policy.pt"):
         if (a / name).exists() or (b / name).exists():
             out += differences(_placeless(load_payload(a / name)), _placeless(load_payload(b / name)), name)
-    if metrics_rows(a) != metrics_rows(b):
-        out.append("metrics.csv rows differ")
-    if tb_scalars(a) != tb_scalars(b):
-        out.append("TensorBoard event files hold different scalars")
-    if tb_view(a) != tb_view(b):
-        out.append("TensorBoard shows different scalars")
+    for name, folder in LOGS:
+        if metrics_rows(a, name) != metrics_rows(b, name):
+            out.append(f"{name} rows differ")
+        if tb_scalars(a, folder) != tb_scalars(b, folder):
+            out.append(f"the event files in {folder} hold different scalars")
+        if tb_view(a, folder) != tb_view(b, folder):
+            out.append(f"TensorBoard shows different scalars in {folder}")
     if ((a / "eval.md").exists() or (b / "eval.md").exists()) and (
         not (a / "eval.md").exists()
         or not (b / "eval.md").exists()
