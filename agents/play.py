@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from allfives_env.core import DRAW, PASS, TILE_TEXT, Rules, State, make_rules, mask_to_tiles
+from allfives_env.core.numbers import whole_number
 from allfives_env.core.record import exact, write_record
 from allfives_env.core.scoring import placement_points
 from allfives_env.views.text import render_text
@@ -145,8 +146,8 @@ class TerminalMatch:
         if text.lower() in ("h", "help", "?"):
             self.show_table()
             return None
-        if text.isdigit():
-            number = int(text)
+        number = whole_number(text)
+        if number is not None:
             if 1 <= number <= count:
                 return legal[number - 1]
             self.say(f"There is no move {number}: choose a number from 1 to {count}.")

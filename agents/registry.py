@@ -10,6 +10,9 @@ appended (``search:trained:400``; a trailing ``:`` and digits is always read as 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
+
+from allfives_env.core.numbers import whole_number
 
 from .base import Agent
 from .greedy import GreedyAgent
@@ -29,65 +32,89 @@ AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "sear
                                  "rllib:PATH", "search:trained[:N]", "search:checkpoint:PATH[:N]")  # fmt: skip
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """The agent named by ``spec``, seeded with ``seed``; ValueError names the allowed specs."""
+@dataclass(frozen=True)
+class AgentSpec:
+    """A spec read into its parts: ``kind`` is a name of ``BOTS``, ``checkpoint``, ``trained``, ``rllib`` or
+    ``guided`` (the policy-guided search); ``simulations`` is the rollout count given (None: the default);
+    ``path`` is the file or folder named (None for the shipped policy)."""
+
+    kind: str
+    simulations: int | None = None
+    path: str | None = None
+
+
+def parse_agent_spec(spec: object) -> AgentSpec:
+    """Read ``spec`` without building anything; ValueError names what is allowed.
+
+    The one reader of specs: ``make_agent`` builds what it returns, and the web
+    app checks a page's bot choice with it before applying its own limits.
+    """
     if not isinstance(spec, str):
         raise ValueError(f"agent spec {spec!r} is not a string; allowed: {', '.join(AGENT_NAMES)}")
     name, sep, arg = spec.strip().partition(":")
     if name in BOTS and not sep:
-        return BOTS[name](seed=seed)
+        return AgentSpec(name)
     if name == "search" and (arg == "trained" or arg.startswith(("trained:", "checkpoint:"))):
-        return _guided_search(spec, arg, seed)
+        return _guided_spec(spec, arg)
     if name == "search" and sep:
-        try:
-            simulations = int(arg)
-        except ValueError:
-            simulations = 0
-        if simulations < 1:
-            raise ValueError(
-                f"agent spec {spec!r}: search:N needs a positive whole number of rollouts, e.g. search:200"
-            )
-        return SearchAgent(seed=seed, simulations=simulations)
+        message = f"agent spec {spec!r}: search:N needs a positive whole number of rollouts, e.g. search:200"
+        return AgentSpec("search", simulations=_rollout_count(arg, message))
     if name == "checkpoint" and sep:
         if not arg:
             raise ValueError(f"agent spec {spec!r}: checkpoint:PATH needs the path of a saved policy")
-        return _load_policy(arg, seed)
+        return AgentSpec("checkpoint", path=arg)
     if name == "trained" and not sep:
-        return _load_policy(None, seed)
+        return AgentSpec("trained")
     if name == "rllib" and sep:
         if not arg:
             raise ValueError(f"agent spec {spec!r}: rllib:PATH needs the folder of a saved RLlib checkpoint")
-        return _load_rllib(arg, seed)
+        return AgentSpec("rllib", path=arg)
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(AGENT_NAMES)}")
 
 
-def _guided_search(spec: str, arg: str, seed: int | None) -> Agent:
-    """``search:trained[:N]`` and ``search:checkpoint:PATH[:N]``: the search guided by a policy (needs torch)."""
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """The agent named by ``spec``, seeded with ``seed``; ValueError names the allowed specs."""
+    parsed = parse_agent_spec(spec)
+    if parsed.kind == "search" and parsed.simulations is not None:
+        return SearchAgent(seed=seed, simulations=parsed.simulations)
+    if parsed.kind in BOTS:
+        return BOTS[parsed.kind](seed=seed)
+    if parsed.kind == "guided":
+        _require_torch()
+        from .guided_search import GuidedSearchAgent
+
+        return GuidedSearchAgent(parsed.path, seed=seed, simulations=parsed.simulations)
+    if parsed.kind == "rllib":
+        return _load_rllib(parsed.path, seed)
+    return _load_policy(parsed.path, seed)  # checkpoint:PATH, or trained (no path)
+
+
+def _rollout_count(text: str, message: str) -> int:
+    count = whole_number(text)
+    if count is None or count < 1:
+        raise ValueError(message)
+    return count
+
+
+def _guided_spec(spec: str, arg: str) -> AgentSpec:
+    """``search:trained[:N]`` and ``search:checkpoint:PATH[:N]``: the search guided by a policy."""
     kind, _, rest = arg.partition(":")
-    simulations = None
-    head, colon, tail = rest.rpartition(":")
+    count = None
+    message = (
+        f"agent spec {spec!r}: the rollout count after the policy must be a positive whole number, "
+        "e.g. search:trained:400"
+    )
     if kind == "trained":
         if arg != "trained":
-            simulations = rest
-        path = None
-    else:
-        path = rest
-        if colon and tail.isdigit():
-            path, simulations = head, tail
-        if not path:
-            raise ValueError(f"agent spec {spec!r}: search:checkpoint:PATH[:N] needs the path of a saved policy")
-    if simulations is not None:
-        count = int(simulations) if simulations.isdigit() else 0
-        if count < 1:
-            raise ValueError(
-                f"agent spec {spec!r}: the rollout count after the policy must be a positive whole number, "
-                "e.g. search:trained:400"
-            )
-        simulations = count
-    _require_torch()
-    from .guided_search import GuidedSearchAgent
-
-    return GuidedSearchAgent(path, seed=seed, simulations=simulations)
+            count = _rollout_count(rest, message)
+        return AgentSpec("guided", simulations=count)
+    path = rest
+    head, colon, tail = rest.rpartition(":")
+    if colon and whole_number(tail) is not None:  # a trailing ':' and digits is the rollout count
+        path, count = head, _rollout_count(tail, message)
+    if not path:
+        raise ValueError(f"agent spec {spec!r}: search:checkpoint:PATH[:N] needs the path of a saved policy")
+    return AgentSpec("guided", simulations=count, path=path)
 
 
 def _require_torch() -> None:

@@ -20,6 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from allfives_env.core import DEAL_TABLE, OPENINGS, RULE_SETS
+from allfives_env.core.numbers import whole_number
 
 from .games import BOT_CHOICES, MAX_SEARCH, GameError, GameStore, new_game, take_move, take_step
 from .leaderboard import find_results
@@ -36,8 +37,12 @@ def error(message: str, status: int = 400) -> JSONResponse:
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused (413) once it grows past ``limit`` bytes, whatever Content-Length claims."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise ReplayError(f"error: the upload is larger than the limit of {limit} bytes", 413)
+    if declared is not None:
+        size = whole_number(declared.strip())
+        if size is None:
+            raise ReplayError(f"error: Content-Length {declared[:40]!r} is not a whole number of bytes", 400)
+        if size > limit:
+            raise ReplayError(f"error: the upload is larger than the limit of {limit} bytes", 413)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from agents.base import Agent
-from agents.registry import make_agent
+from agents.registry import make_agent, parse_agent_spec
 from allfives_env.core import DRAW, PASS, TILE_TEXT, IllegalActionError, Rules, State, make_rules
 from allfives_env.core.record import exact, to_record
 from allfives_env.core.scoring import placement_points
@@ -46,13 +46,17 @@ def check_bot_spec(spec, extra: dict[str, str]) -> str:
     """The agent spec to build for a page's bot choice; GameError names what is allowed."""
     allowed = [*BOT_CHOICES, "search:N", *sorted(extra)]
     if isinstance(spec, str):
-        name, sep, arg = spec.strip().partition(":")
-        if not sep and name in extra:
+        name = spec.strip()
+        if name in extra:
             return extra[name]
-        if not sep and name in BOT_CHOICES:
+        if name in BOT_CHOICES:
             return name
-        if name == "search" and sep and arg.isdigit() and 1 <= int(arg) <= MAX_SEARCH:
-            return f"search:{int(arg)}"
+        try:
+            parsed = parse_agent_spec(name)
+        except ValueError:
+            parsed = None
+        if parsed is not None and parsed.kind == "search" and 1 <= (parsed.simulations or 0) <= MAX_SEARCH:
+            return f"search:{parsed.simulations}"
     raise GameError(f"bot {spec!r} is not allowed; allowed: {', '.join(allowed)} (N from 1 to {MAX_SEARCH})")
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agents import AGENT_NAMES, GreedyAgent, HeuristicAgent, RandomAgent, SearchAgent, make_agent
 from agents.heuristic import lacked_tiles
+from agents.registry import AgentSpec, parse_agent_spec
 from agents.search import SamplingError, _fill_exact, play_out, rollout_action, sample_hidden
 from allfives_env.core import DRAW, PIPS, Deal, State, make_rules, tile_from_text
 from allfives_env.core.tiles import SUIT_MASK, mask_to_tiles
@@ -255,10 +256,28 @@ def test_make_agent_builds_every_bot():
     assert {"random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained"} <= set(AGENT_NAMES)
 
 
-@pytest.mark.parametrize("spec", ["", "randm", "search:", "search:0", "search:-3", "search:many", "greedy:2", None, 3])
+BAD_SPECS = ["", "randm", "search:", "search:0", "search:-3", "search:many", "greedy:2", None, 3, "search:²", "search:٣",
+             "search:+5", "search: 5", "search:1_000", "search:" + "9" * 4301, "search:trained:²",
+             "search:trained:" + "9" * 4301]  # fmt: skip
+
+
+@pytest.mark.parametrize("spec", BAD_SPECS, ids=lambda spec: repr(spec)[:24])
 def test_make_agent_refuses_unknown_specs(spec):
-    with pytest.raises(ValueError, match="allowed|search:N|positive"):
+    with pytest.raises(ValueError, match="allowed|search:N|positive") as caught:
         make_agent(spec)
+    assert "invalid literal" not in str(caught.value) and "Exceeds the limit" not in str(caught.value)
+
+
+def test_a_spec_is_read_into_its_parts_by_one_parser():
+    assert parse_agent_spec(" greedy ") == AgentSpec("greedy")
+    assert parse_agent_spec("search:0040") == AgentSpec("search", simulations=40)
+    assert parse_agent_spec("search:trained") == AgentSpec("guided")
+    assert parse_agent_spec("search:trained:400") == AgentSpec("guided", simulations=400)
+    assert parse_agent_spec("search:checkpoint:a:b.pt:12") == AgentSpec("guided", simulations=12, path="a:b.pt")
+    assert parse_agent_spec("search:checkpoint:x.pt:²") == AgentSpec("guided", path="x.pt:²")
+    assert parse_agent_spec("checkpoint:runs/p.pt") == AgentSpec("checkpoint", path="runs/p.pt")
+    assert parse_agent_spec("trained") == AgentSpec("trained")
+    assert parse_agent_spec("rllib:runs/r") == AgentSpec("rllib", path="runs/r")
 
 
 def test_make_agent_hands_policies_to_the_policy_module(monkeypatch):

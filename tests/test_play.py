@@ -70,11 +70,12 @@ def play(args: list[str], script: Script) -> int:
 
 def test_a_whole_match_with_bad_input_ends_and_replays_to_the_scores_shown(tmp_path):
     path = tmp_path / "match.json"
-    script = Script(["abc", "0", "99", "draw", "9-9 E", ""])
+    script = Script(["abc", "0", "99", "²", "1" * 4301, "draw", "9-9 E", ""])
     assert play(["--vs", "random", "--target", "30", "--seed", "5", "--save", str(path)], script) == 0
     text = script.out.getvalue()
     assert "Cannot read 'abc'" in text
     assert "There is no move 0" in text and "There is no move 99" in text
+    assert "Cannot read '²'" in text and "Cannot read '1111" in text  # digits, but not a move number
     assert "'draw' is not a legal move now" in text
     assert "Cannot read '9-9 E'" in text
     assert "Type a move's number or its text" in text  # the empty line

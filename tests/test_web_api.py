@@ -229,6 +229,11 @@ def test_a_bad_move_changes_nothing(client):
         ({"bots": "checkpoint:../../secret.pt"}, "not allowed"),
         ({"bots": "search:0"}, "not allowed"),
         ({"bots": "search:999999"}, "not allowed"),
+        ({"bots": "search:²"}, "not allowed"),
+        ({"bots": "search:٣"}, "not allowed"),
+        ({"bots": "search:" + "9" * 4301}, "not allowed"),
+        ({"bots": "search: 40"}, "not allowed"),
+        ({"bots": "search:trained:²"}, "not allowed"),
         ({"bots": ["greedy"]}, "bots"),
         ({"seed": -1}, "seed"),
         ({"seed": 10**30}, "seed"),
@@ -239,6 +244,21 @@ def test_bad_settings_are_refused_with_a_reason(client, settings, word):
     response = client.post("/api/games", json={"mode": "play", **settings})
     assert response.status_code == 400, response.text
     assert word in response.json()["error"]
+    if word == "not allowed":  # a bad bot: the answer lists what is allowed
+        assert "allowed: random, greedy, heuristic, search, trained, search:N" in response.json()["error"]
+    assert len(client.app.state.store) == 0
+
+
+@pytest.mark.parametrize(
+    ("declared", "status"),
+    [("²".encode("latin-1"), 400), (b"1" * 4301, 400), (b"abc", 400), (b"99999999", 413)],
+    ids=["superscript", "4301-digits", "letters", "too-large"],
+)
+def test_a_content_length_that_is_no_plain_number_is_refused(client, declared, status):
+    headers = {"content-type": "application/json", "content-length": declared}
+    response = client.post("/api/games", content=b"{}", headers=headers)
+    assert response.status_code == status
+    assert ("is not a whole number" if status == 400 else "larger than the limit") in response.json()["error"]
     assert len(client.app.state.store) == 0
 
 

@@ -8,6 +8,8 @@ is what makes legal-move generation a handful of integer operations.
 
 from __future__ import annotations
 
+from .numbers import whole_number
+
 NUM_TILES = 28
 NUM_VALUES = 7
 
@@ -83,10 +85,10 @@ def tile_to_text(tile: int) -> str:
 
 def tile_from_text(text: str) -> int:
     """Read ``"a-b"`` (either order, surrounding spaces allowed)."""
-    parts = str(text).strip().split("-")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+    halves = [whole_number(p.strip(), max_digits=1) for p in str(text).strip().split("-")]
+    if len(halves) != 2 or None in halves:
         raise ValueError(f"bad tile {text!r}: expected 'a-b' with halves 0..6, e.g. '3-6'")
-    return tile_id(int(parts[0]), int(parts[1]))
+    return tile_id(*halves)
 
 
 def mask_to_tiles(mask: int) -> list[int]:
