@@ -102,7 +102,7 @@ def _frame(state: State, event: dict | None, ended: dict | None) -> dict:
         layout, hands = ended["layout"], ended["hands"]
         round_number = ended["round"]
         leader = log.deal.leader
-        boneyard = None
+        boneyard = len(log.deal.boneyard) - sum(action == DRAW for _, action in log.moves)  # as the round left it
     else:
         layout = layout_json(state.layout)
         hands = [tiles_text(h) for h in state.hands]

@@ -23,8 +23,8 @@ with warnings.catch_warnings():  # newer Starlette would rather have httpx2; htt
 
 from agents.base import Agent  # noqa: E402
 from allfives_env.__main__ import main as cli_main  # noqa: E402
-from allfives_env.core import DRAW, NUM_TILES, PASS, TILE_TEXT, tile_from_text  # noqa: E402
-from allfives_env.core.record import load_record, replay  # noqa: E402
+from allfives_env.core import DRAW, NUM_TILES, PASS, TILE_TEXT, State, make_rules, tile_from_text  # noqa: E402
+from allfives_env.core.record import load_record, replay, to_record  # noqa: E402
 from allfives_web import games as games_module  # noqa: E402
 from allfives_web.app import create_app  # noqa: E402
 from allfives_web.leaderboard import evaluate_command  # noqa: E402
@@ -168,6 +168,20 @@ def test_the_record_matches_the_match_and_replays_to_its_scores(client):
     ends = [f["scores"] for f in frames["frames"] if f["result"]]
     assert ends == [r["scores"] for r in summary["rounds"]]
     assert len(frames["frames"]) == len(summary["events"]) + len(summary["rounds"])
+
+
+def test_every_replay_frame_counts_the_boneyard_round_ends_included(client):
+    """A round's last frame shows the boneyard as the round left it: its size less the round's draws."""
+    state = State(make_rules("pagat", 2, target=150), seed=8)
+    rng = random.Random(8)
+    while not state.finished:
+        state.apply(rng.choice(state.legal_actions()))
+    frames = client.post("/api/replays", content=json.dumps(to_record(state))).json()["frames"]
+    ends = [f for f in frames if f["result"]]
+    assert len(ends) == len(state.past) > 1
+    for frame, log in zip(ends, state.past, strict=True):
+        assert frame["boneyard"] == len(log.deal.boneyard) - sum(action == DRAW for _, action in log.moves)
+    assert all(isinstance(f["boneyard"], int) for f in frames)
 
 
 def test_forced_draws_and_passes_are_played_for_the_person(client):

@@ -15,6 +15,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -25,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from allfives_env.__main__ import main as cli_main
-from allfives_env.core import State, make_rules
-from allfives_env.core.record import write_record
+from allfives_env.core import DRAW, State, make_rules
+from allfives_env.core.record import load_record, replay, write_record
 
 CHROMIUM = os.environ.get("ALLFIVES_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = [
@@ -263,6 +264,28 @@ def test_step_a_replay_back_and_forth_against_replay_json(page, records_dir, tmp
     # The same record, opened from the folder given to the server.
     page.select_option("#record-list", label="match00000-rot0.json")
     expect(page.locator("#replay-position")).to_have_text(f"step 0 of {len(steps) - 1}")
+
+
+def test_the_replay_status_bar_never_shows_a_missing_value(page, records_dir):
+    """Every step's status bar names the round and the boneyard, round ends included, and never 'null'."""
+    record = records_dir / "match00000-rot0.json"
+    state = replay(load_record(record.read_text())).state
+    page.goto(page.base + "#replay")
+    page.set_input_files("#replay-file", str(record))
+    expect(page.locator("#page-replay")).to_have_attribute("data-state", "loaded")
+    last = int(page.get_attribute("#replay-slider", "max"))
+    ends = 0
+    for step in range(last + 1):
+        text = page.inner_text("#status")
+        assert "null" not in text and "undefined" not in text, (step, text)
+        assert re.search(r"Boneyard: \d+", text), (step, text)
+        if page.locator("#replay-round-result").count():
+            log = state.past[ends]
+            left = len(log.deal.boneyard) - sum(action == DRAW for _, action in log.moves)
+            assert f"Boneyard: {left}" in text, (step, text)
+            ends += 1
+        page.click("#replay-next")
+    assert ends == len(state.past) > 1
 
 
 def test_a_broken_record_shows_the_replay_error(page, tmp_path, records_dir):

@@ -34,6 +34,13 @@ export function toast(message) {
   toast.timer = setTimeout(() => (box.hidden = true), 6000);
 }
 
+// Replace a node's children; null, undefined and false are left out, as h() leaves them out
+// (the DOM's own replaceChildren would write them as the text "null").
+export function fill(node, ...children) {
+  node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return node;
+}
+
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {

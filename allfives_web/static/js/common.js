@@ -1,6 +1,6 @@
 // Pieces shared by the Play, Watch and Replay pages: the setup form, scores, seats, the move log, round results.
 
-import { h } from "./api.js";
+import { fill, h } from "./api.js";
 import { drawHand, drawLayout, svg } from "./board.js";
 
 export function sideName(rules, side, human = null) {
@@ -10,7 +10,7 @@ export function sideName(rules, side, human = null) {
 }
 
 export function renderScores(box, rules, scores, target, { human = null, winners = [] } = {}) {
-  box.replaceChildren(h("h3", { text: `Scores (first to ${target})` }));
+  fill(box, h("h3", { text: `Scores (first to ${target})` }));
   scores.forEach((score, side) => {
     const share = Math.max(0, Math.min(100, (100 * score) / target));
     box.append(
@@ -137,7 +137,7 @@ export function setupForm(options, { withSeat, onStart, startText }) {
     openingLabel.hidden = r !== "fives";
     target.placeholder = `default ${options.deal_table[r][String(n)][2]}`;
     const mySeat = withSeat ? Math.min(Number(seat.value || 0), n - 1) : null;
-    seat.replaceChildren(...Array.from({ length: n }, (_, s) => h("option", { value: s, text: `Seat ${s}` })));
+    fill(seat, ...Array.from({ length: n }, (_, s) => h("option", { value: s, text: `Seat ${s}` })));
     if (withSeat) seat.value = String(mySeat);
     const kept = botSelects.map((s) => s.value);
     botSelects.length = 0;

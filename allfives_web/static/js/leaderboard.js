@@ -1,9 +1,9 @@
 // Leaderboard: the evaluation harness's and the benchmark's results found by the server, with their commands.
 
-import { api, h, toast } from "./api.js";
+import { api, fill, h, toast } from "./api.js";
 
 export async function init(section) {
-  section.replaceChildren(h("h2", { text: "Leaderboard" }));
+  fill(section, h("h2", { text: "Leaderboard" }));
   let results = [];
   try {
     ({ results } = await api("GET", "/api/leaderboard"));

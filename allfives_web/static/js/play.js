@@ -1,6 +1,6 @@
 // Play: you against bots. Click a highlighted tile, then the end to play it on; a tile that fits one end plays at once.
 
-import { api, h, toast } from "./api.js";
+import { api, fill, h, toast } from "./api.js";
 import { drawHand, drawLayout, svg } from "./board.js";
 import { lastMoves, renderLog, renderScores, renderSeats, roundResultBlock, setupForm, showModal, sideName } from "./common.js";
 
@@ -21,7 +21,8 @@ export async function init(section, opts) {
 
 function showSetup() {
   game = null;
-  root.replaceChildren(
+  fill(
+    root,
     h("h2", { text: "Play against bots" }),
     h("p", { class: "muted", text: "Choose the rules, your seat and a bot for every other seat. The trained bot needs PyTorch." }),
     setupForm(options, { withSeat: true, startText: "Start the match", onStart: start }),
@@ -60,7 +61,8 @@ function build() {
     results: h("div", { id: "results" }),
     banner: h("div", { id: "banner" }),
   };
-  root.replaceChildren(
+  fill(
+    root,
     h(
       "div",
       { class: "game" },
@@ -123,13 +125,14 @@ function render(fresh) {
   const legalTiles = new Set(g.legal.filter((a) => a.tile).map((a) => a.tile));
   const myTurn = !g.finished && g.to_act === g.human && g.legal.length > 0;
   const toAct = g.to_act === null ? "nobody" : g.seats[g.to_act].name;
-  parts.status.replaceChildren(
+  fill(
+    parts.status,
     h("span", { class: "big", id: "round-number", text: `Round ${g.round}` }),
     h("span", { text: `${g.rules.rules}, ${g.rules.num_players} players${g.rules.partnerships ? ", partnerships" : ""}` }),
     h("span", { id: "boneyard", text: `Boneyard: ${g.boneyard}` }),
     h("span", { text: g.finished ? "Match over" : `To play: ${toAct}` }),
   );
-  parts.caption.replaceChildren("End total ", h("b", { text: String(g.layout.end_total) }));
+  fill(parts.caption, "End total ", h("b", { text: String(g.layout.end_total) }));
   const options = selected ? g.legal.filter((a) => a.tile === selected) : [];
   const lastPlaced = [...log].reverse().find((e) => e.round === g.round && e.end_total !== null);
   drawLayout(parts.board, g.layout, {
@@ -152,14 +155,15 @@ function render(fresh) {
   else if (selected) prompt = `Where does ${selected} go? Click a glowing end, or a choice below.`;
   else prompt = "Your turn: click a highlighted tile.";
   parts.prompt.textContent = prompt;
-  parts.choices.replaceChildren(
+  fill(
+    parts.choices,
     ...options.map((a) =>
       h("button", { "data-action": a.action, onclick: () => play(a) }, `${a.text} → total ${a.end_total}${a.points ? `, +${a.points}` : ""}`),
     ),
   );
   renderScores(parts.scores, g.rules, g.scores, g.target, { human: g.human, winners: g.finished ? g.winners : [] });
   renderLog(parts.log, log, names, { fresh });
-  parts.results.replaceChildren(...rounds.slice(0, shownRounds).map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
+  fill(parts.results, ...rounds.slice(0, shownRounds).map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
   parts.banner.replaceChildren();
   if (g.finished && shownRounds >= rounds.length) {
     const won = g.winners.map((s) => sideName(g.rules, s, g.human)).join(" and ");

@@ -1,6 +1,6 @@
 // Replay: open a record (uploaded, or from the folder given to `serve --records`), then step, slide or jump by round.
 
-import { api, h, toast } from "./api.js";
+import { api, fill, h, toast } from "./api.js";
 import { drawLayout, svg } from "./board.js";
 import { renderLog, renderScores, renderSeats } from "./common.js";
 
@@ -24,7 +24,8 @@ function build() {
     error: h("div", { id: "replay-error", class: "error", hidden: true }),
     view: h("div", { id: "replay-view" }),
   };
-  root.replaceChildren(
+  fill(
+    root,
     h("h2", { text: "Replay a record" }),
     h(
       "div",
@@ -39,14 +40,14 @@ function build() {
 
 async function listRecords() {
   if (!options.records) {
-    parts.folder.replaceChildren(h("span", { class: "muted", text: "Start the server with --records DIR to list a folder's records here." }));
+    fill(parts.folder, h("span", { class: "muted", text: "Start the server with --records DIR to list a folder's records here." }));
     return;
   }
   try {
     const { records } = await api("GET", "/api/records");
     const select = h("select", { id: "record-list" }, h("option", { value: "", text: `${records.length} record${records.length === 1 ? "" : "s"} in the folder…` }), ...records.map((r) => h("option", { value: r.key, text: r.name })));
     select.addEventListener("change", () => select.value && open(`/api/records/${select.value}`));
-    parts.folder.replaceChildren(h("label", {}, "or one from the records folder: ", select));
+    fill(parts.folder, h("label", {}, "or one from the records folder: ", select));
   } catch (err) {
     toast(err.message);
   }
@@ -103,7 +104,8 @@ function show(data) {
     log: h("ol", { class: "log", id: "log" }),
   };
   const p = parts.shown;
-  parts.view.replaceChildren(
+  fill(
+    parts.view,
     h(
       "div",
       { class: "game" },
@@ -142,19 +144,20 @@ function go(target) {
   p.rounds.value = String(roundStart);
   p.position.textContent = `step ${index} of ${match.frames.length - 1}`;
   const names = p.names;
-  p.status.replaceChildren(
+  fill(
+    p.status,
     h("span", { class: "big", id: "round-number", text: `Round ${frame.round}` }),
     h("span", { text: match.name }),
-    frame.boneyard !== null ? h("span", { text: `Boneyard: ${frame.boneyard}` }) : null,
+    h("span", { text: `Boneyard: ${frame.boneyard}` }),
     frame.event ? h("span", { id: "replay-event", text: `${names[frame.event.seat]}: ${frame.event.text}${frame.event.drew ? ` (${frame.event.drew})` : ""}` }) : h("span", { text: "Deal" }),
   );
-  p.caption.replaceChildren("End total ", h("b", { text: String(frame.layout.end_total) }));
+  fill(p.caption, "End total ", h("b", { text: String(frame.layout.end_total) }));
   const last = frame.event && frame.event.end_total !== null ? frame.event.text.split(" ")[0].split("-").map(Number).sort().join("-") : null;
   drawLayout(p.board, frame.layout, { last });
   const seats = frame.hands.map((hand, s) => ({ seat: s, name: names[s], tiles: hand.length }));
   renderSeats(p.seats, seats, { toAct: frame.to_act, hands: frame.hands });
   renderScores(p.scores, match.rules, frame.scores, match.rules.target, { winners: index === match.frames.length - 1 && match.finished ? [].concat(match.winner) : [] });
-  p.result.replaceChildren(frame.result ? h("p", { class: "result", id: "replay-round-result", text: `Round ${frame.result.round}: ${frame.result.text}. Pips left: ${frame.result.seat_pips.join(", ")}.` }) : "");
+  fill(p.result, frame.result ? h("p", { class: "result", id: "replay-round-result", text: `Round ${frame.result.round}: ${frame.result.text}. Pips left: ${frame.result.seat_pips.join(", ")}.` }) : "");
   const events = [];
   for (let i = roundStart + 1; i < match.frames.length && match.frames[i].event; i++) events.push(match.frames[i].event);
   renderLog(p.log, events, names, { current: frame.event ? frame.event.n : null });

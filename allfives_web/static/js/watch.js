@@ -1,6 +1,6 @@
 // Watch: bots against bots at a chosen speed, with pause and step, and every hand shown on request.
 
-import { api, h, toast } from "./api.js";
+import { api, fill, h, toast } from "./api.js";
 import { drawLayout, svg } from "./board.js";
 import { lastMoves, renderLog, renderScores, renderSeats, setupForm, sideName } from "./common.js";
 
@@ -20,7 +20,8 @@ export async function init(section, opts) {
 function showSetup() {
   stop();
   game = null;
-  root.replaceChildren(
+  fill(
+    root,
     h("h2", { text: "Watch bots play" }),
     h("p", { class: "muted", text: "Pick a bot for every seat, then play, pause or step through the match." }),
     setupForm(options, { withSeat: false, startText: "Start watching", onStart: start }),
@@ -63,7 +64,8 @@ function build() {
     results: h("div", { id: "results" }),
     banner: h("div", { id: "banner" }),
   };
-  root.replaceChildren(
+  fill(
+    root,
     h(
       "div",
       { class: "game" },
@@ -103,17 +105,18 @@ function absorb(answer) {
 function render() {
   const g = game;
   const names = g.seats.map((s) => s.name);
-  parts.status.replaceChildren(
+  fill(
+    parts.status,
     h("span", { class: "big", text: `Round ${g.round}` }),
     h("span", { id: "boneyard", text: `Boneyard: ${g.boneyard}` }),
     h("span", { text: g.finished ? "Match over" : `To play: ${names[g.to_act]}` }),
   );
-  parts.caption.replaceChildren("End total ", h("b", { text: String(g.layout.end_total) }));
+  fill(parts.caption, "End total ", h("b", { text: String(g.layout.end_total) }));
   drawLayout(parts.board, g.layout);
   renderSeats(parts.seats, g.seats, { toAct: g.to_act, last: lastMoves(log, g.round), hands: g.hands });
   renderScores(parts.scores, g.rules, g.scores, g.target, { winners: g.finished ? g.winners : [] });
   renderLog(parts.log, log, names);
-  parts.results.replaceChildren(...rounds.map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
+  fill(parts.results, ...rounds.map((r) => h("p", { class: "result", text: `Round ${r.round}: ${r.text}.` })));
   parts.banner.replaceChildren();
   if (g.finished) {
     stop();
