@@ -12,6 +12,7 @@ ALLFIVES_SCREENSHOT_DIR=docs/images to refresh the ones in the docs.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import random
@@ -214,6 +215,46 @@ def test_a_four_player_partnership_match_with_a_search_bot(page, tmp_path):
     assert json.loads(record.read_text())["agents"] == ["human", "search:40", "heuristic", "greedy"]
     summary = replay_json(record)
     assert summary["finished"] and shown == summary["scores"] and len(shown) == 2
+
+
+def boxes(page: Page, selector: str) -> list[dict]:
+    return page.locator(selector).evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())")
+
+
+def test_a_phone_keeps_the_board_in_view_the_nav_on_one_row_and_the_tiles_full_size(page):
+    """At 390 px: moves do not scroll the page (only the move list scrolls), the nav fits, the board uses the width."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    start_match(page, {"rules": "pagat", "players": "2", "target": "250", "seed": "5"}, {1: "greedy"})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing wider than the screen
+    links, header = boxes(page, "nav a"), boxes(page, "header.top")[0]
+    assert len(links) == 4 and len({round(b["top"]) for b in links}) == 1  # one row
+    assert all(b["left"] >= 0 and b["right"] <= 390 and b["bottom"] <= header["bottom"] for b in links)
+    assert all(a["right"] <= b["left"] for a, b in itertools.pairwise(links))  # side by side, none over another
+    board = boxes(page, "#board")[0]
+    assert board["width"] >= 340
+    moves = measured = 0
+    while moves < 14:
+        idle(page)
+        if page.locator("#round-modal").count():
+            page.locator("#modal-continue").dispatch_event("click")
+            continue
+        assert page.get_attribute("#page-play", "data-state") == "your-turn"
+        page.evaluate("window.scrollTo(0, 0)")
+        faces = [max(b["width"], b["height"]) for b in boxes(page, "#board .tile rect.face")]
+        if faces and len(faces) <= 5:  # a short layout: drawn one unit to the pixel (a tile's long side is 60)
+            assert min(faces) >= 55, faces
+            measured += 1
+        page.locator("#hand .tile.legal >> nth=0").dispatch_event("click")  # a click that scrolls nothing itself
+        idle(page)
+        if page.locator(".end.target").count():
+            page.locator(".end.target >> nth=0").dispatch_event("click")
+            idle(page)
+        moves += 1
+        assert page.evaluate("window.scrollY") == 0, f"move {moves} scrolled the page"
+    assert measured >= 2
+    log = page.locator("#log")
+    assert log.evaluate("el => el.scrollHeight > el.clientHeight")  # the list overflows its box ...
+    assert log.evaluate("el => el.scrollTop + el.clientHeight >= el.scrollHeight - 2")  # ... and shows its end
 
 
 def expected_scores(summary: dict, side_of: list[int]) -> list[list]:

@@ -4,8 +4,8 @@
 const NS = "http://www.w3.org/2000/svg";
 export const H = 30; // one half of a tile is H x H
 const GAP = 3;
-const REACH = 5 * 2 * H; // how far an arm runs along the line before it turns
-const COLUMN = 4 * 2 * H; // the most an arm runs after its turn, unless REACH is not reached
+const REACH = 5 * 2 * H; // how far an arm runs along the line before it turns, on a wide table
+const COLUMN = 4 * 2 * H; // the most an arm runs after its turn, unless the reach is not reached
 
 const PIP_SPOTS = {
   0: [],
@@ -64,12 +64,22 @@ export function drawTile(parent, a, b, cx, cy, vertical, extraClass = "") {
   return g;
 }
 
-// Frame the drawing, never closer than a table of MIN_W x MIN_H, so a short layout keeps the tiles' size.
+// The table a drawing is framed in, in drawing units: MIN_W x MIN_H, or the element's own size in pixels
+// where it is smaller (a phone), so that a short layout is drawn one unit to the pixel on every screen.
+// A board not yet on the page is sized from the window.
 const MIN_W = 820;
 const MIN_H = 330;
+function table(el) {
+  const width = el.clientWidth || document.documentElement.clientWidth - 48;
+  const height = el.clientHeight || MIN_H;
+  return { width: Math.max(8 * H, Math.min(MIN_W, width)), height: Math.max(4 * H, Math.min(MIN_H, height)) };
+}
+
+// Frame the drawing, never closer than its table, so a short layout keeps the tiles' size.
 function fit(el, box, pad) {
-  const width = Math.max(box.maxX - box.minX + 2 * pad, MIN_W);
-  const height = Math.max(box.maxY - box.minY + 2 * pad, MIN_H);
+  const room = table(el);
+  const width = Math.max(box.maxX - box.minX + 2 * pad, room.width);
+  const height = Math.max(box.maxY - box.minY + 2 * pad, room.height);
   const cx = (box.minX + box.maxX) / 2;
   const cy = (box.minY + box.maxY) / 2;
   el.setAttribute("viewBox", `${cx - width / 2} ${cy - height / 2} ${width} ${height}`);
@@ -110,6 +120,8 @@ export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, 
   // The line grows both ways from its centre piece (the spinner, else the lead); an arm longer than
   // REACH turns a corner, east downwards and west upwards, so a long line stays on the table.
   const centre = layout.spinner_index !== null ? layout.spinner_index : layout.lead_index;
+  // On a narrow table the arms turn sooner, leaving room for the end badges, so the line fits the width.
+  const turnAt = Math.max(2 * 2 * H, Math.min(REACH, table(el).width / 2 - 2 * H));
   const outerEnds = {};
   const drawPiece = (piece, a, b, cx, cy, vertical) => {
     const cls = [piece.spinner ? "spinner" : "", last !== null && tileKey(piece.tile) === last ? "last" : ""].join(" ");
@@ -126,7 +138,7 @@ export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, 
     let reach = 0;
     // A long arm runs further along the line, so that its turned part stays short.
     const armLength = pieces.reduce((sum, p) => sum + (p.double ? H : 2 * H) + GAP, Math.abs(edge));
-    const run = Math.max(REACH, armLength - COLUMN);
+    const run = Math.max(turnAt, armLength - COLUMN);
     for (const piece of pieces) {
       const [w, e] = halves(piece.tile);
       const [inner, outer] = dir > 0 ? [w, e] : [e, w];

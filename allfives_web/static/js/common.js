@@ -73,7 +73,16 @@ export function renderLog(list, events, names, { fresh = 0, current = null } = {
     );
   }
   const mark = list.querySelector(".current") || list.lastElementChild;
-  if (mark) mark.scrollIntoView({ block: "nearest" });
+  if (mark) scrollWithin(list, mark);
+}
+
+// Bring `item` into view inside the scrolling `box` only. scrollIntoView would scroll every scrolling
+// ancestor too, the page included, and on a narrow screen carry the board out of sight at every move.
+function scrollWithin(box, item) {
+  const outer = box.getBoundingClientRect();
+  const inner = item.getBoundingClientRect();
+  if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top;
+  else if (inner.bottom > outer.bottom) box.scrollTop += inner.bottom - outer.bottom;
 }
 
 // A finished round: how it ended, the award or the tie, every hand shown, and the layout it ended with.
