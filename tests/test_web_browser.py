@@ -202,6 +202,29 @@ def test_play_a_two_player_match_to_the_end_by_clicking(page, tmp_path):
     assert max(shown) >= 100
 
 
+def test_the_play_form_hides_the_fields_that_do_not_apply(page):
+    """No bot choice for the person's own seat, and the fives opening only under fives."""
+    page.goto(page.base + "#play")
+    form = page.locator("#page-play form")
+    opening = form.locator("label", has=page.locator("[name=opening]"))
+
+    def bot_label(seat: int):
+        return form.locator("label", has=page.locator(f"select[name=bot{seat}]"))
+
+    expect(bot_label(0)).to_be_hidden()
+    expect(bot_label(1)).to_be_visible()
+    expect(opening).to_be_hidden()
+    form.locator("[name=rules]").select_option("fives")
+    expect(opening).to_be_visible()
+    form.locator("[name=players]").select_option("3")
+    form.locator("[name=seat]").select_option("2")
+    expect(bot_label(2)).to_be_hidden()
+    for seat in (0, 1):
+        expect(bot_label(seat)).to_be_visible()
+    form.locator("[name=rules]").select_option("pagat")
+    expect(opening).to_be_hidden()
+
+
 def test_a_four_player_partnership_match_with_a_search_bot(page, tmp_path):
     start_match(
         page,
