@@ -27,7 +27,8 @@ from pathlib import Path
 import pytest
 
 from allfives_env.__main__ import main as cli_main
-from allfives_env.core import DRAW, State, make_rules
+from allfives_env.core import DRAW, SLOT_NAMES, State, action_from_text, make_rules
+from allfives_env.core.layout import Layout
 from allfives_env.core.record import load_record, replay, write_record
 
 CHROMIUM = os.environ.get("ALLFIVES_CHROMIUM", "/usr/bin/chromium")
@@ -63,6 +64,7 @@ import uvicorn  # noqa: E402
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 from allfives_web.app import create_app  # noqa: E402
+from allfives_web.payload import layout_json  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -223,6 +225,39 @@ def test_the_play_form_hides_the_fields_that_do_not_apply(page):
         expect(bot_label(seat)).to_be_visible()
     form.locator("[name=rules]").select_option("pagat")
     expect(opening).to_be_hidden()
+
+
+BADGES_JS = """async (layout) => {
+  const { drawLayout, svg } = await import("/static/js/board.js");
+  const board = svg("svg", { class: "board" });
+  document.body.append(board);
+  drawLayout(board, layout);
+  const badges = [...board.querySelectorAll(".end")].map((g) => ({
+    slot: g.dataset.slot,
+    value: g.querySelector("text:not(.slot)").textContent,
+    label: g.querySelector("text.slot").textContent,
+  }));
+  board.remove();
+  return badges;
+}"""
+
+
+@pytest.mark.parametrize("tiles", [["5-5", "5-3 E", "5-1 W"], ["3-4", "4-4 E"], ["6-6"]])
+def test_each_end_badge_shows_the_value_to_match_and_what_the_end_counts(page, tiles):
+    """As terminal play writes an end ('N 5 (counts 0)'): the open arm of a 5-5 spinner matches 5 and counts 0."""
+    layout = Layout()
+    for text in tiles:
+        action = action_from_text(text)
+        layout.place(action >> 2, action & 3)
+    page.goto(page.base + "#leaderboard")
+    badges = {b["slot"]: b for b in page.evaluate(BADGES_JS, layout_json(layout))}
+    ends = {slot: value for slot, value in enumerate(layout.values) if value >= 0}
+    assert set(badges) == {SLOT_NAMES[slot] for slot in ends}
+    for slot, value in ends.items():
+        badge = badges[SLOT_NAMES[slot]]
+        double = " double" if layout.terminal_double(slot) else ""
+        assert badge["value"] == str(value), badge
+        assert badge["label"] == f"{SLOT_NAMES[slot]} {value} (counts {layout.counts[slot]}{double})", badge
 
 
 def test_a_four_player_partnership_match_with_a_search_bot(page, tmp_path):

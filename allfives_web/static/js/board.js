@@ -92,15 +92,21 @@ function grow(box, cx, cy, w, hgt) {
   box.maxY = Math.max(box.maxY, cy + hgt / 2);
 }
 
+// What an end says, as terminal play writes it: "N 5 (counts 0)", the value to match and what it adds.
+export function endText(end) {
+  return `${end.slot} ${end.value} (counts ${end.count}${end.double ? " double" : ""})`;
+}
+
+// An open end: the value a tile must match in the badge, and the end's text beside it.
 function endBadge(parent, end, cx, cy, target, onEnd, below) {
   const g = svg("g", { class: `end${target ? " target" : ""}`, "data-slot": end.slot, transform: `translate(${cx},${cy})` }, parent);
   svg("circle", { r: 17 }, g);
-  const count = svg("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 16 }, g);
-  count.textContent = end.count;
+  const value = svg("text", { class: "value", "text-anchor": "middle", "dominant-baseline": "central", "font-size": 16 }, g);
+  value.textContent = end.value;
   const label = svg("text", { class: "slot", "text-anchor": "middle", y: below ? 34 : -25, "font-size": 12 }, g);
-  label.textContent = end.slot;
+  label.textContent = endText(end);
   const title = svg("title", {}, g);
-  title.textContent = `${end.slot} end: shows ${end.value}, counts ${end.count}${end.double ? " (a double)" : ""}`;
+  title.textContent = `${end.slot} end: match ${end.value}; it counts ${end.count}${end.double ? " (a double: both halves)" : ""}`;
   if (target) g.addEventListener("click", () => onEnd(end.slot));
   return g;
 }
@@ -187,7 +193,7 @@ export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, 
     } else if (end.slot === "N") [cx, cy] = [spinX, tips.N - 30];
     else [cx, cy] = [spinX, tips.S + 30];
     endBadge(el, end, cx, cy, targets.has(end.slot), onEnd, below);
-    grow(box, cx, below ? cy + 12 : cy - 12, 40, 64);
+    grow(box, cx, below ? cy + 12 : cy - 12, Math.max(40, 7 * endText(end).length), 64);
   }
   fit(el, box, 16);
 }
