@@ -13,12 +13,11 @@ injectable so tests can drive a whole match.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from allfives_env.core import DRAW, PASS, TILE_TEXT, Rules, State, make_rules, mask_to_tiles
+from allfives_env.core import DRAW, PASS, TILE_TEXT, Rules, State, fresh_seed, make_rules, mask_to_tiles
 from allfives_env.core.numbers import whole_number
 from allfives_env.core.record import exact, write_record
 from allfives_env.core.scoring import placement_points
@@ -210,7 +209,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", type=int, default=None, help="points to win (default: the rule set's)")
     parser.add_argument("--opening", default=None, choices=["winners_choice", "descending"], help="fives only")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    parser.add_argument("--seed", type=int, default=None, help="the deals' seed (default: a fresh one, printed)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the deals' seed: it fixes every hand, so whoever knows it knows the bots' tiles (default: a fresh "
+        "128-bit seed, printed when the match stops)",
+    )
     parser.add_argument("--save", metavar="FILE", help="write the match record here (replay: python -m allfives_env)")
     return parser
 
@@ -235,7 +240,7 @@ def main(
             raise ValueError(
                 f"--vs {args.vs!r} names {len(specs)} bots; give one name, or {len(others)} (one per other seat)"
             )
-        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+        seed = args.seed if args.seed is not None else fresh_seed()
         factory = agent_factory or default_agent_factory
         bots = {}
         for seat, spec in zip(others, specs, strict=True):
@@ -246,17 +251,21 @@ def main(
         return 2
     state = State(rules, seed=seed)
     setup = f"{rules.rules}, {rules.num_players} players{', partnerships' if rules.partnerships else ''}"
-    print(f"All Fives ({setup}), seed {seed}.", file=out)
+    # The seed fixes every deal, so a fresh one is shown only once the match stops: until then it would tell
+    # the person every hand. A seed the person chose is theirs to know.
+    print(f"All Fives ({setup}){f', seed {seed}' if args.seed is not None else ''}.", file=out)
+    replay_hint = f"This match's seed {seed} deals it again: --seed {seed}."
     match = TerminalMatch(state, args.seat, bots, dict(zip(others, specs, strict=True)), read, out)
     seat_agents = ["human" if s == args.seat else match_spec for s, match_spec in _seat_specs(others, specs, rules)]
     try:
         match.run()
     except QuitMatch as stop:
-        print(f"\nStopped in round {state.round_index + 1}. Scores: {match.scores_text()}.", file=out)
+        print(f"\nStopped in round {state.round_index + 1}. Scores: {match.scores_text()}. {replay_hint}", file=out)
         path = args.save if stop.abrupt else _ask_save(read, out, args.save)
         if path:
             _save(state, path, seed, seat_agents, out)
         return 1 if stop.abrupt else 0
+    print(replay_hint, file=out)
     if args.save:
         _save(state, args.save, seed, seat_agents, out)
     return 0

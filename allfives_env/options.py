@@ -12,10 +12,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from .core.deal import MAX_SEED  # the largest seed ``reset`` takes: 128 bits
 from .core.rules import shown
-
-#: The largest seed ``reset`` takes: a 128-bit integer, more than any seed drawn or written down.
-MAX_SEED = 2**128 - 1
 
 
 class ResetNeeded(gymnasium.error.ResetNeeded, RuntimeError):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from agents.base import Agent
 from agents.registry import make_agent, parse_agent_spec
-from allfives_env.core import DRAW, PASS, TILE_TEXT, IllegalActionError, Rules, State, make_rules
+from allfives_env.core import DRAW, MAX_SEED, PASS, TILE_TEXT, IllegalActionError, Rules, State, fresh_seed, make_rules
 from allfives_env.core.record import exact, to_record
 from allfives_env.core.scoring import placement_points
 
@@ -29,7 +29,6 @@ MODES = ("play", "watch")
 #: The bot specs a page may ask for; ``search:N`` with 1 <= N <= MAX_SEARCH. Paths are never taken from a page.
 BOT_CHOICES = ("random", "greedy", "heuristic", "search", "trained")
 MAX_SEARCH = 2000
-MAX_SEED = 2**63 - 1
 RECENT_EVENTS = 40
 LOG = logging.getLogger("allfives_web")
 
@@ -252,9 +251,9 @@ def parse_new_game(body, extra_bots: dict[str, str]) -> tuple[str, Rules, int | 
     if not isinstance(bots, list) or len(bots) != n:
         raise GameError(f"bots must be one bot name, or a list of {n} (one per seat; the person's seat is ignored)")
     specs = ["human" if seat == human else check_bot_spec(spec, extra_bots) for seat, spec in enumerate(bots)]
-    seed = _int_field(body, "seed", None, 0, MAX_SEED)
+    seed = _int_field(body, "seed", None, 0, MAX_SEED)  # a chosen seed tells whoever knows it every deal
     if seed is None:
-        seed = secrets.randbelow(2**31)
+        seed = fresh_seed()
     return mode, rules, human, specs, seed
 
 

@@ -11,6 +11,7 @@ import pytest
 from agents.base import Agent
 from agents.play import main
 from allfives_env.core.record import load_record, replay
+from allfives_env.options import MAX_SEED
 
 
 class RandomBot(Agent):
@@ -144,6 +145,24 @@ def test_input_ending_stops_with_status_1_and_saves_when_asked(tmp_path):
     script = Script([], limit=2)
     assert play(["--vs", "random", "--seed", "3", "--save", str(path)], script) == 1
     assert not replay(load_record(path.read_text())).summary()["finished"]
+
+
+def test_a_fresh_seed_spans_the_whole_range_and_is_shown_only_when_the_match_stops(tmp_path):
+    """A match's deals follow from its seed: a fresh one is drawn from 128 bits and printed only once the match
+    stops, so the screen never tells the person the bots' hands; a chosen one is the person's to know."""
+    seeds = []
+    for k in range(6):
+        path = tmp_path / f"fresh{k}.json"
+        script = Script(["q", ""])
+        assert play(["--vs", "random", "--save", str(path)], script) == 0
+        seed = json.loads(path.read_text())["seed"]
+        text = script.out.getvalue()
+        assert str(seed) not in text[: text.index("Stopped")] and f"seed {seed}" in text[text.index("Stopped") :]
+        seeds.append(seed)
+    assert all(0 <= s <= MAX_SEED for s in seeds) and max(seeds) >= 2**64
+    script = Script(["q", "n"])
+    assert play(["--vs", "random", "--seed", str(MAX_SEED)], script) == 0
+    assert f"seed {MAX_SEED}" in script.out.getvalue().splitlines()[0]
 
 
 @pytest.mark.parametrize(

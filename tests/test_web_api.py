@@ -25,6 +25,7 @@ from agents.base import Agent  # noqa: E402
 from allfives_env.__main__ import main as cli_main  # noqa: E402
 from allfives_env.core import DRAW, NUM_TILES, PASS, TILE_TEXT, State, make_rules, tile_from_text  # noqa: E402
 from allfives_env.core.record import load_record, replay, to_record  # noqa: E402
+from allfives_env.options import MAX_SEED  # noqa: E402
 from allfives_web import games as games_module  # noqa: E402
 from allfives_web.app import create_app  # noqa: E402
 from allfives_web.leaderboard import evaluate_command  # noqa: E402
@@ -250,7 +251,7 @@ def test_a_bad_move_changes_nothing(client):
         ({"bots": "search:trained:²"}, "not allowed"),
         ({"bots": ["greedy"]}, "bots"),
         ({"seed": -1}, "seed"),
-        ({"seed": 10**30}, "seed"),
+        ({"seed": 2**128}, "seed"),
         ({"colour": "red"}, "unknown field"),
     ],
 )
@@ -274,6 +275,19 @@ def test_a_content_length_that_is_no_plain_number_is_refused(client, declared, s
     assert response.status_code == status
     assert ("is not a whole number" if status == 400 else "larger than the limit") in response.json()["error"]
     assert len(client.app.state.store) == 0
+
+
+def test_a_drawn_seed_spans_the_environments_whole_range_and_a_chosen_one_is_kept(client):
+    """The deals follow from the seed alone: one drawn from 2**31 could be found by trying every seed against the
+    tiles a seat sees. Games without a seed get one from 0..MAX_SEED (128 bits), the range reset() takes."""
+    seeds = []
+    for _ in range(12):
+        game = new_game(client, mode="watch", bots="random")
+        seeds.append(json.loads(client.get(f"/api/games/{game['id']}/record").text)["seed"])
+    assert all(0 <= s <= MAX_SEED for s in seeds) and max(seeds) >= 2**64 and len(set(seeds)) == 12
+    chosen = new_game(client, mode="watch", bots="search:5", seed=MAX_SEED)
+    assert json.loads(client.get(f"/api/games/{chosen['id']}/record").text)["seed"] == MAX_SEED
+    assert client.post(f"/api/games/{chosen['id']}/step", json={"version": 0}).status_code == 200
 
 
 def test_unknown_games_queries_and_paths(client):

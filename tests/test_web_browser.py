@@ -225,6 +225,7 @@ def test_the_play_form_hides_the_fields_that_do_not_apply(page):
         expect(bot_label(seat)).to_be_visible()
     form.locator("[name=rules]").select_option("pagat")
     expect(opening).to_be_hidden()
+    expect(form.locator("#seed-note")).to_contain_text("whoever knows it can work out every hand")
 
 
 BADGES_JS = """async (layout) => {

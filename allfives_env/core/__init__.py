@@ -5,12 +5,14 @@ these modules what the rules say.
 """
 
 from .deal import (
+    MAX_SEED,
     Deal,
     DealError,
     SeededTiles,
     allowed_leaders,
     check_deal,
     deal_from_json,
+    fresh_seed,
     seeded_deal,
     seeded_deals,
     seeded_tiles,

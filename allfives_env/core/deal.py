@@ -10,6 +10,7 @@ neutral lot), and a given deal (a record, a fixed reset) is checked against it.
 from __future__ import annotations
 
 import random
+import secrets
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,19 @@ from hashlib import sha512
 from .rules import Rules
 from .scoring import RoundResult
 from .tiles import DOUBLE_ID, IS_DOUBLE, NUM_TILES, PIPS, TILE_TEXT, tile_from_text
+
+#: The largest match seed: 128 bits, the range every environment's ``reset`` takes.
+MAX_SEED = 2**128 - 1
+
+
+def fresh_seed() -> int:
+    """A match seed from the operating system's randomness, drawn from the whole range 0..MAX_SEED.
+
+    A match's deals follow from its seed alone. A seed drawn from a small range
+    (2**31, say) can be found by trying every one against the tiles a seat
+    holds, and then every hidden hand is known; 2**128 seeds cannot be tried.
+    """
+    return secrets.randbelow(MAX_SEED + 1)
 
 
 @dataclass(frozen=True)

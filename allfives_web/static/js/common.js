@@ -125,7 +125,8 @@ export function setupForm(options, { withSeat, onStart, startText }) {
   const target = h("input", { type: "number", name: "target", min: 1, step: 1, placeholder: "default" });
   const opening = h("select", { name: "opening" }, ...options.openings.map((o) => h("option", { value: o, text: o.replace("_", " ") })));
   const seat = h("select", { name: "seat" });
-  const seed = h("input", { type: "number", name: "seed", min: 0, step: 1, placeholder: "random" });
+  // The page sends the seed as a JSON number, exact up to 2**53; the server takes up to 2**128 - 1.
+  const seed = h("input", { type: "number", name: "seed", min: 0, max: Number.MAX_SAFE_INTEGER, step: 1, placeholder: "random" });
   const botBox = h("div", { class: "bots", style: "display:contents" });
   const botChoices = [...options.bots.slice(0, 4), "search:40", "search:1000", ...options.bots.slice(4)];
   const botLabel = { search: "search (240 rollouts)", "search:40": "search (quick, 40)", "search:1000": "search (strong, 1000)" };
@@ -169,7 +170,13 @@ export function setupForm(options, { withSeat, onStart, startText }) {
     openingLabel,
     withSeat ? seatLabel : null,
     botBox,
-    h("label", {}, "Seed", seed),
+    h(
+      "label",
+      { class: "seed" },
+      "Seed",
+      seed,
+      h("small", { id: "seed-note", text: "Empty: a fresh 128-bit seed. A seed fixes every deal: whoever knows it can work out every hand." }),
+    ),
     h("div", { class: "actions" }, h("button", { type: "submit", id: "start", text: startText })),
   );
   refresh();
