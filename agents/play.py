@@ -5,9 +5,10 @@ partnerships the partner is a bot too). Each turn shows the layout, the
 scores, the own hand and the legal moves numbered; every action is echoed as
 it happens (bots' draws and passes included), and each round's result is
 announced. A move is typed as its number or its text (``5-3 E``, or a bare
-tile where it fits one end only); ``q`` quits. A forced move (a lone draw,
-pass or placement) is played at once with a message. Input and output are
-injectable so tests can drive a whole match.
+tile where it fits one end only); ``q``, the end of the input (Ctrl-D) and
+Ctrl-C all stop the match alike: an offer to save it, then exit status 1. A
+forced move (a lone draw, pass or placement) is played at once with a
+message. Input and output are injectable so tests can drive a whole match.
 """
 
 from __future__ import annotations
@@ -33,11 +34,7 @@ HELP = "Type a move's number or its text (such as '5-3 E', 'draw'), 'h' to show 
 
 
 class QuitMatch(Exception):
-    """The person chose to stop (or the input ended) before the match was over."""
-
-    def __init__(self, abrupt: bool) -> None:
-        super().__init__("input ended or interrupted" if abrupt else "quit")
-        self.abrupt = abrupt
+    """The person stopped the match before its end: ``q``, the end of the input (Ctrl-D) or Ctrl-C, all alike."""
 
 
 # -- one match ---------------------------------------------------------------------
@@ -129,7 +126,7 @@ class TerminalMatch:
             try:
                 text = self.read("Your move: ").strip()
             except (EOFError, KeyboardInterrupt):
-                raise QuitMatch(abrupt=True) from None
+                raise QuitMatch("input ended or interrupted") from None
             choice = self.parse(text, legal)
             if choice is not None:
                 return choice
@@ -141,7 +138,7 @@ class TerminalMatch:
             self.say(HELP)
             return None
         if text.lower() in ("q", "quit", "exit"):
-            raise QuitMatch(abrupt=False)
+            raise QuitMatch("quit")
         if text.lower() in ("h", "help", "?"):
             self.show_table()
             return None
@@ -259,12 +256,14 @@ def main(
     seat_agents = ["human" if s == args.seat else match_spec for s, match_spec in _seat_specs(others, specs, rules)]
     try:
         match.run()
-    except QuitMatch as stop:
+    except QuitMatch:
+        # q, Ctrl-D and Ctrl-C stop alike: the save question (whose default is --save's file, taken when the
+        # input has ended), then exit status 1, which tells a script the match did not reach its end.
         print(f"\nStopped in round {state.round_index + 1}. Scores: {match.scores_text()}. {replay_hint}", file=out)
-        path = args.save if stop.abrupt else _ask_save(read, out, args.save)
+        path = _ask_save(read, out, args.save)
         if path:
             _save(state, path, seed, seat_agents, out)
-        return 1 if stop.abrupt else 0
+        return 1
     print(replay_hint, file=out)
     if args.save:
         _save(state, args.save, seed, seat_agents, out)

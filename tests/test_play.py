@@ -130,21 +130,58 @@ def test_bots_draws_passes_and_round_results_are_shown():
     assert "(your only move, played for you)" in text
 
 
-def test_quitting_offers_to_save_an_unfinished_record(tmp_path):
-    path = tmp_path / "quit.json"
-    script = Script(["1", "q", str(path)])
-    assert play(["--vs", "random", "--seed", "3"], script) == 0
+class Stopper(Script):
+    """Stops the match at the second move prompt: types 'q', or ends the input (Ctrl-D), or interrupts (Ctrl-C).
+
+    The input that ended may be read again, as a terminal's can after Ctrl-D (``after`` answers the save
+    prompt), or stay ended, as a pipe's does (``after=None``).
+    """
+
+    def __init__(self, how: str, after: str | None):
+        super().__init__([])
+        self.how, self.after, self.stopped = how, after, False
+
+    def __call__(self, prompt: str) -> str:
+        if self.stopped:
+            if self.after is None:
+                self.out.write(prompt + "\n")  # input() shows its prompt, then finds the input ended
+                raise EOFError
+            self.out.write(f"{prompt}{self.after}\n")
+            return self.after
+        if prompt.startswith("Your move") and self.prompts >= 1:
+            self.stopped = True
+            self.out.write(prompt + "\n")
+            if self.how == "q":
+                return "q"
+            raise EOFError if self.how == "ctrl-d" else KeyboardInterrupt
+        return super().__call__(prompt)
+
+
+STOPS = ["q", "ctrl-d", "ctrl-c"]
+
+
+@pytest.mark.parametrize("how", STOPS)
+def test_q_ctrl_d_and_ctrl_c_stop_alike_offering_to_save(tmp_path, how):
+    """Each asks where to save the unfinished match, saves where told, and exits 1 (stopped before the end)."""
+    path = tmp_path / "typed.json"
+    script = Stopper(how, after=str(path))
+    assert play(["--vs", "random", "--seed", "3"], script) == 1
     text = script.out.getvalue()
-    assert "Stopped in round 1" in text and "Record written to" in text
+    assert "Stopped in round 1" in text and "Save the unfinished match?" in text and "Record written to" in text
     summary = replay(load_record(path.read_text())).summary()
     assert not summary["finished"] and summary["events"][0]["seat"] in (0, 1)
 
 
-def test_input_ending_stops_with_status_1_and_saves_when_asked(tmp_path):
-    path = tmp_path / "eof.json"
-    script = Script([], limit=2)
+@pytest.mark.parametrize("how", STOPS)
+def test_input_that_stays_ended_takes_the_save_prompts_default(tmp_path, how):
+    path = tmp_path / "default.json"
+    script = Stopper(how, after=None)
     assert play(["--vs", "random", "--seed", "3", "--save", str(path)], script) == 1
+    assert "Save the unfinished match? File name [Enter: " in script.out.getvalue()
     assert not replay(load_record(path.read_text())).summary()["finished"]
+    unsaved = Stopper(how, after=None)
+    assert play(["--vs", "random", "--seed", "3"], unsaved) == 1
+    assert "Record written" not in unsaved.out.getvalue() and not list(tmp_path.glob("allfives-*.json"))
 
 
 def test_a_fresh_seed_spans_the_whole_range_and_is_shown_only_when_the_match_stops(tmp_path):
@@ -154,14 +191,14 @@ def test_a_fresh_seed_spans_the_whole_range_and_is_shown_only_when_the_match_sto
     for k in range(6):
         path = tmp_path / f"fresh{k}.json"
         script = Script(["q", ""])
-        assert play(["--vs", "random", "--save", str(path)], script) == 0
+        assert play(["--vs", "random", "--save", str(path)], script) == 1
         seed = json.loads(path.read_text())["seed"]
         text = script.out.getvalue()
         assert str(seed) not in text[: text.index("Stopped")] and f"seed {seed}" in text[text.index("Stopped") :]
         seeds.append(seed)
     assert all(0 <= s <= MAX_SEED for s in seeds) and max(seeds) >= 2**64
     script = Script(["q", "n"])
-    assert play(["--vs", "random", "--seed", str(MAX_SEED)], script) == 0
+    assert play(["--vs", "random", "--seed", str(MAX_SEED)], script) == 1
     assert f"seed {MAX_SEED}" in script.out.getvalue().splitlines()[0]
 
 
@@ -183,7 +220,7 @@ def test_bad_options_exit_2(args, message, capsys):
 def test_a_no_at_the_save_prompt_saves_nothing(tmp_path, monkeypatch, answer):
     monkeypatch.chdir(tmp_path)
     script = Script(["1", "q", answer])
-    assert play(["--vs", "random", "--seed", "3"], script) == 0
+    assert play(["--vs", "random", "--seed", "3"], script) == 1
     assert list(tmp_path.iterdir()) == []
     assert "Record written" not in script.out.getvalue()
 
