@@ -19,13 +19,29 @@ FORWARDED = {"play": "agents.play", "evaluate": "agents.evaluate", "benchmark": 
              "serve": "allfives_web.server"}  # fmt: skip
 
 
+#: What ``--help`` says first (the module's docstring is for readers of the code).
+DESCRIPTION = (
+    "All Fives from the command line: play a seeded demo match, replay a game record, play against bots in the "
+    "terminal, evaluate agents by duplicate matches, rank them on the benchmark, or serve the browser app. "
+    "Each command has its own --help."
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in FORWARDED:
         import importlib
 
         return importlib.import_module(FORWARDED[argv[0]]).main(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m allfives_env", description=__doc__)
+    args = parser().parse_args(argv)
+    if args.command == "demo":
+        return _demo(args)
+    return _replay(args)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's parser; the forwarded commands are listed for --help, and parse their own arguments."""
+    parser = argparse.ArgumentParser(prog="python -m allfives_env", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="play a seeded match between random players and print it")
@@ -39,7 +55,12 @@ def main(argv: list[str] | None = None) -> int:
 
     rep = commands.add_parser("replay", help="replay a game record and print the outcome")
     rep.add_argument("file")
-    rep.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+    rep.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object instead: the scores, finished, the winner, each round's end, winner, award and "
+        "scores, and every action with the end total and points it made (docs/records.md lists every key)",
+    )
 
     commands.add_parser("play", help="play a match against bots in the terminal (see: play --help)", add_help=False)
     commands.add_parser("evaluate", help="duplicate-match evaluation of agents (see: evaluate --help)", add_help=False)
@@ -47,11 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark", help="rank agents against the bots' ladder (see: benchmark --help)", add_help=False
     )
     commands.add_parser("serve", help="the browser app: play, watch, replay (see: serve --help)", add_help=False)
-
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        return _demo(args)
-    return _replay(args)
+    return parser
 
 
 def _demo(args) -> int:

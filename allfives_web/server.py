@@ -9,11 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+from allfives_env.help_text import plain_help
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m allfives_env serve", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m allfives_env serve",
+        description=plain_help(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
     )

@@ -13,6 +13,7 @@ import random
 import time
 
 from allfives_env.core import State, make_rules
+from allfives_env.help_text import plain_help
 
 SETTINGS = [
     ("pagat", 2, None),
@@ -37,7 +38,9 @@ def play(rules, matches: int, seed: int) -> tuple[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--matches", type=int, default=500, help="matches per setting")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per setting; the best is reported")

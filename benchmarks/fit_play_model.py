@@ -18,6 +18,7 @@ import math
 from agents.registry import make_agent
 from allfives_env.core import State, make_rules
 from allfives_env.core.scoring import POINTS_FOR_TOTAL
+from allfives_env.help_text import plain_help
 
 GRID = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8]
 
@@ -52,7 +53,9 @@ def report(name: str, placements: list[tuple[list[int], int]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--bots", nargs="+", default=["heuristic", "trained"])
     parser.add_argument("--matches", type=int, default=12)
     args = parser.parse_args(argv)

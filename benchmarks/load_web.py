@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+from allfives_env.help_text import plain_help
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -156,7 +158,9 @@ async def run(args, host: str, port: int) -> tuple[Tally, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=200, help="games played at once (default 200)")
     parser.add_argument("--moves", type=int, default=40, help="moves each game makes at most (default 40)")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds a person pauses per move (default 1)")

@@ -26,13 +26,16 @@ import torch
 
 from agents.checkpoint_file import serialize
 from agents.policy_net import net_from_checkpoint, policy_payload, read_checkpoint
+from allfives_env.help_text import plain_help
 from allfives_train.iteration import FIELDS, Fit, fit_fresh, label_round, load_labels, save_labels
 
 VALUE_SCALE = 10.0  # points per unit of the actor's scores, as the trainer's imitation.value_scale
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--start", default="agents/checkpoints/default.pt", help="the policy of round 0")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--matches", type=int, default=3000, help="self-play matches labelled a round")

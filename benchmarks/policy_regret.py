@@ -24,6 +24,7 @@ from search_regret import rollout_table
 
 from agents.registry import make_agent
 from allfives_env.core import SeatView
+from allfives_env.help_text import plain_help
 
 
 def action_values(view: SeatView, deals: int, rng: random.Random) -> dict[int, float]:
@@ -46,7 +47,9 @@ def _summary(regrets: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("bots", nargs="+", help="agent specs, as for agents.evaluate")
     parser.add_argument("--matches", type=int, default=8, help="seeded heuristic matches whose decisions are used")
     parser.add_argument("--every", type=int, default=3, help="use every N-th decision with a choice")

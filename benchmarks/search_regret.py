@@ -26,6 +26,7 @@ from agents.guided_search import DEFAULT_MIN_PRIOR, GuidedSearchAgent
 from agents.rollout import play_round
 from agents.search import outcome_of, sample_hidden
 from allfives_env.core import SeatView, State
+from allfives_env.help_text import plain_help
 
 #: (rollouts a decision, candidates kept as the bot keeps them; None: every one in the table).
 SETTINGS = [(240, 3), (380, 3), (760, 2), (760, 3), (760, 4), (760, 5), (760, 6), (760, None), (1520, 3)]
@@ -75,7 +76,9 @@ def _error(values: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--matches", type=int, default=6, help="seeded heuristic matches whose decisions are used")
     parser.add_argument("--every", type=int, default=3, help="use every N-th decision with a choice")
     parser.add_argument("--deals", type=int, default=600, help="deals behind each candidate's value")
