@@ -1,4 +1,4 @@
-"""Train a Tianshou DQN seat against ``random`` seats on the PettingZoo environment, then evaluate it.
+"""Train a Tianshou DQN seat against random seats on the PettingZoo environment, then evaluate it.
 
     pip install -e ".[ray]"       # brings tianshou
     python examples/tianshou_dqn.py --steps 40000 --matches 100
@@ -12,8 +12,10 @@ gets one last single-action turn when the match ends, which pays its
 outcome) and :class:`~allfives_env.wrappers.FloatObservations`.
 
 Seat ``player_0`` learns (a masked DQN); the others play Tianshou's masked
-random policy. Rewards are the env's ``points`` mode (zero-sum points per
-step, +-1 for the match), discounted with a short horizon: Tianshou's next
+random policy. Rewards are the env's ``points`` mode: zero-sum points per
+step over the target, which add up over a match to the seat's margin over
+the other sides divided by the target (no extra reward for winning),
+discounted with a short horizon: Tianshou's next
 observation of a row is the next seat's, so long bootstrapping would mix
 seats. The trained network then plays every seat of duplicate matches
 against ``random`` through the harness (``ObservationAgent``).

@@ -10,6 +10,7 @@ import pytest
 
 from agents.registry import AGENT_NAMES
 from allfives_env.aec_env import raw_env
+from allfives_env.core.record import load_record, replay
 from allfives_env.views.action_features import ACTION_FEATURE_FIELDS
 from allfives_env.views.observation import FIELD_HIGH, FIELDS
 
@@ -113,3 +114,64 @@ def test_readme_is_a_front_door():
     assert len(readme) <= 8000
     for page in ("rules", "environment", "records", "agents", "evaluation", "training", "results"):
         assert f"(docs/{page}.md)" in readme
+
+
+def test_the_readme_example_says_which_extra_it_needs():
+    """The ten lines build a PettingZoo environment: the core install alone cannot run them."""
+    ten_lines = section(ROOT / "README.md", "## Ten lines")
+    assert "allfives_env.env(" in ten_lines and 'pip install -e ".[env]"' in ten_lines
+
+
+def test_records_md_names_harness_options_that_exist_and_its_command_writes_records(tmp_path, monkeypatch):
+    """The harness command records.md shows parses, and writes the records where the page says."""
+    from agents.evaluation.cli import _parser, main
+
+    text = (DOCS / "records.md").read_text(encoding="utf-8")
+    harness = {flag for action in _parser()._actions for flag in action.option_strings}
+    replay_flags = {"--json"}  # python -m allfives_env replay FILE [--json]
+    named = set(re.findall(r"`(--[a-z][a-z-]*)", text))
+    assert named and named <= harness | replay_flags, named - harness - replay_flags
+    commands = re.findall(r"`python -m agents\.evaluate ([^`]+)`", text)
+    assert commands
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        assert main([*command.split(), "--workers", "1", "--no-progress"]) == 0
+        out = command.split()[command.split().index("--out") + 1]
+        records = sorted((tmp_path / out / "records").glob("*.json"))
+        assert records and all(replay(load_record(r.read_text())).summary()["finished"] for r in records)
+
+
+def test_the_calls_documented_to_need_a_reset_are_those_that_raise_before_one():
+    """environment.md lists the raw_env() calls that raise before reset(), and what render() does without a mode."""
+    import warnings
+
+    from allfives_env.options import ResetNeeded
+
+    text = " ".join((DOCS / "environment.md").read_text(encoding="utf-8").split())
+    start = text.index("Before the first `reset()`")
+    bullet = text[start : text.index("`env()` keeps", start)]
+    listed = re.findall(r"`(\w+)`", bullet[bullet.index('before ...":') : bullet.index(", and `render` when")])
+    assert set(listed) == {"step", "observe", "last", "state", "record", "seat_view", "agent_iter", "core_state"}
+    calls = {
+        "step": lambda e: e.step(0),
+        "observe": lambda e: e.observe("player_0"),
+        "last": lambda e: e.last(),
+        "state": lambda e: e.state(),
+        "record": lambda e: e.record(),
+        "seat_view": lambda e: e.seat_view("player_0"),
+        "agent_iter": lambda e: next(iter(e.agent_iter())),
+        "core_state": lambda e: e.core_state,
+    }
+    for name in listed:
+        with pytest.raises(ResetNeeded, match=r"call reset\(\) before"):
+            calls[name](raw_env())
+    with pytest.raises(ResetNeeded):
+        raw_env(render_mode="ansi").render()
+    assert "Without a `render_mode`, `render()` warns and returns `None`" in bullet
+    env = raw_env()
+    for _ in ("before the first reset", "after it"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert env.render() is None
+        assert any("render_mode" in str(w.message) for w in caught)
+        env.reset(seed=1)
