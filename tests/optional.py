@@ -1,7 +1,12 @@
-"""Optional extras in tests: skipped when the package is missing, unless ``ALLFIVES_REQUIRE_RAY=1`` makes that a failure.
+"""Optional extras in tests: skipped with what to install when a package is missing.
 
-CI installs the ``ray`` extra and sets the variable, so a broken install
-cannot hide behind skips there; a plain ``pip install -e ".[dev]"`` skips.
+A skipped test says which extra brings what it needs (``pip install -e
+'.[ray]'``), and pytest prints every skip's reason at the end of a run
+(``-rs`` in pyproject.toml's ``addopts``), so "4 skipped" never hides why.
+For the ``ray`` extra, ``ALLFIVES_REQUIRE_RAY=1`` makes a missing package a
+failure instead: CI installs the extra and sets the variable, so a broken
+install cannot hide behind skips there; a plain ``pip install -e ".[dev]"``
+skips.
 
 Ray binds to the machine's network address, and tests must never reach
 beyond loopback, so the Ray tests also need a network namespace with
@@ -18,13 +23,22 @@ from types import ModuleType
 import pytest
 
 REQUIRE = "ALLFIVES_REQUIRE_RAY"
+#: The extra of pyproject.toml that brings each optional package the tests import.
+EXTRA = {"ray": "ray", "tianshou": "ray", "torch": "train", "sb3_contrib": "sb3", "starlette": "web", "httpx": "dev"}
+
+
+def skip_reason(module: str) -> str:
+    """What a test without ``module`` says: which extra to install."""
+    extra = EXTRA[module.partition(".")[0]]
+    return f"needs {module}, which is not installed: pip install -e '.[{extra}]' (the '{extra}' extra)"
 
 
 def require(module: str) -> ModuleType:
-    """Import ``module``; skip the test module without it, or fail when ``ALLFIVES_REQUIRE_RAY=1``."""
-    if os.environ.get(REQUIRE) == "1":
+    """Import ``module``; skip the test module without it, saying what to install (fail instead for the ray
+    extra's packages when ``ALLFIVES_REQUIRE_RAY=1``)."""
+    if EXTRA[module.partition(".")[0]] == "ray" and os.environ.get(REQUIRE) == "1":
         return importlib.import_module(module)
-    return pytest.importorskip(module, reason=f"{module} is part of the 'ray' extra (pip install -e '.[ray]')")
+    return pytest.importorskip(module, reason=skip_reason(module))
 
 
 def require_loopback_only() -> None:

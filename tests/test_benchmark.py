@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from optional import require
 
 from agents.benchmark import BEST_RESPONSE_SEED, HELD_OUT_SEEDS, LADDER, SETTINGS, main, run_benchmark
 from agents.evaluation import derive_seed, evaluate, match_seed
@@ -71,7 +72,7 @@ def test_bad_arguments_exit_2_with_one_line(argv, tmp_path, capsys):
 
 
 def _config_seeds() -> list[tuple[str, int, int]]:
-    pytest.importorskip("torch")
+    require("torch")
     from allfives_train.config import load_config
 
     out = []

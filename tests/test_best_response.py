@@ -6,8 +6,9 @@ import json
 import random
 
 import pytest
+from optional import require
 
-pytest.importorskip("torch")
+require("torch")
 
 from agents.benchmark import BEST_RESPONSE_SEED  # noqa: E402
 from agents.benchmark import main as benchmark_main  # noqa: E402

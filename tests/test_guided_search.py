@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from optional import require
 
-torch = pytest.importorskip("torch")
+torch = require("torch")
 
 from agents import make_agent  # noqa: E402
 from agents.guided_search import DEFAULT_CANDIDATES, DEFAULT_SIMULATIONS, GuidedSearchAgent  # noqa: E402

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import snapshot
 from gymnasium.utils.env_checker import check_env
+from optional import require
 
 from agents.base import Agent
 from allfives_env.common import UnknownResetOptionWarning
@@ -428,8 +429,8 @@ class CountIllegal(gymnasium.Wrapper):
 
 
 def test_maskable_ppo_trains_a_few_thousand_steps_and_only_takes_legal_actions():
-    sb3_contrib = pytest.importorskip("sb3_contrib")
-    torch = pytest.importorskip("torch")
+    sb3_contrib = require("sb3_contrib")
+    torch = require("torch")
     torch.set_num_threads(1)
     env = CountIllegal(AllFivesSingleAgentEnv(num_players=3, rules="fives", illegal="raise", opponents="greedy"))
     model = sb3_contrib.MaskablePPO(

@@ -13,9 +13,10 @@ import warnings
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from optional import require
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+require("starlette")
+require("httpx")
 
 with warnings.catch_warnings():  # newer Starlette would rather have httpx2; httpx works the same here
     warnings.simplefilter("ignore")
