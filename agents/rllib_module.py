@@ -7,8 +7,10 @@ heads on ``"observation"`` and pushes the logits of actions the mask forbids
 down to a very large negative number before any distribution is built: a
 masked action is never sampled and gets no gradient.
 
-The observation must already be float (wrap the env in
-:class:`allfives_env.wrappers.FloatObservations`); an all-zero mask (a seat
+The observation must already be float: build the env with
+:func:`agents.rllib_env.rllib_env`, which wraps it in
+:class:`allfives_env.wrappers.FloatObservations` (an int8 space is refused
+with a message saying so); an all-zero mask (a seat
 with nothing to do, seen only at the end of a match) leaves every logit at
 the floor, which is a harmless uniform distribution. Needs ``ray[rllib]``.
 """
@@ -51,8 +53,15 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
                 "MaskedPPOModule needs the environment's observation dict (a gymnasium Dict space with exactly "
                 f"'observation' and 'action_mask'); got {observation_space!r}"
             )
+        observation = observation_space["observation"]
+        if not isinstance(observation, gym.spaces.Box) or observation.dtype.kind != "f":
+            # Built on int8 arrays, PPO's default encoder fails later inside torch, naming neither cause nor cure.
+            raise ValueError(
+                f"MaskedPPOModule needs float observations; the environment's are {observation.dtype}: build it "
+                "with agents.rllib_env.rllib_env(...), which is PettingZooEnv(FloatObservations(allfives_env.env(...)))"
+            )
         self.masked_observation_space = observation_space
-        super().__init__(*args, observation_space=observation_space["observation"], **kwargs)
+        super().__init__(*args, observation_space=observation, **kwargs)
 
     def setup(self) -> None:
         super().setup()

@@ -5,9 +5,10 @@
 
 RLlib's current API stack plays the AEC game through its ``PettingZooEnv``:
 only the seat to act observes, and every seat's last reward (+1 / -1 at the
-end of the match) arrives with its final observation. The env is wrapped in
-``FloatObservations`` (RLlib's encoders take float input, the env's arrays
-are int8) and the network is :class:`agents.rllib_module.MaskedPPOModule`,
+end of the match) arrives with its final observation. The env comes from
+``agents.rllib_env.rllib_env``, which wraps it in ``FloatObservations``
+(RLlib's encoders take float input, the env's arrays are int8), and the
+network is :class:`agents.rllib_module.MaskedPPOModule`,
 PPO's default network with the action mask applied to its logits. The
 saved checkpoint is then played through the evaluation harness as the agent
 ``rllib:PATH`` against ``random`` on duplicate deals.
@@ -23,27 +24,20 @@ import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
-import allfives_env
 from agents.evaluate import evaluate
 from agents.rllib_agent import SHARED
+from agents.rllib_env import rllib_env
 from agents.rllib_module import MaskedPPOModule
 from allfives_env.core import make_rules
-from allfives_env.wrappers import FloatObservations
 
 ENV_NAME = "allfives-float"
 
 
-def make_env(env_config: dict) -> PettingZooEnv:
-    """The environment as RLlib sees it: ``allfives_env.env(**env_config)`` with float observations."""
-    return PettingZooEnv(FloatObservations(allfives_env.env(**env_config)))
-
-
 def build_config(players: int, batch: int, minibatch: int, epochs: int, hidden: int, seed: int) -> PPOConfig:
     """PPO on the new API stack: every seat maps to the one module ``shared``; sampling in this process."""
-    register_env(ENV_NAME, make_env)
+    register_env(ENV_NAME, rllib_env)  # PettingZooEnv(FloatObservations(allfives_env.env(**env_config)))
     module = RLModuleSpec(module_class=MaskedPPOModule, model_config={"fcnet_hiddens": [hidden, hidden]})
     return (
         PPOConfig()

@@ -97,3 +97,36 @@ def test_a_folder_without_a_module_is_refused_clearly(tmp_path):
         make_agent(f"rllib:{tmp_path}")
     with pytest.raises(ValueError, match="needs the folder"):
         make_agent("rllib:")
+
+
+def test_rllib_env_is_the_one_call_that_builds_what_rllib_needs():
+    """Float observations of the same values, in RLlib's PettingZooEnv, from RLlib's env_config and keywords."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    from agents.rllib_env import rllib_env
+
+    env = rllib_env({"num_players": 3}, reward="points")
+    assert isinstance(env, PettingZooEnv) and isinstance(env.env, FloatObservations)
+    assert env.env.unwrapped.game_rules.num_players == 3 and env.env.unwrapped.reward_mode == "points"
+    for key in ("observation", "action_mask"):
+        assert env.observation_space["player_0"][key].dtype == np.float32
+    observations, _ = env.reset(seed=2)
+    ((seat, first),) = observations.items()
+    plain = allfives_env.env(num_players=3, reward="points")
+    plain.reset(seed=2)
+    assert first["observation"].dtype == np.float32
+    np.testing.assert_array_equal(first["observation"], plain.observe(seat)["observation"])
+    with pytest.raises(ValueError, match="num_players"):
+        rllib_env({"num_players": 5})
+
+
+def test_the_masked_module_refuses_int8_observations_naming_the_cure():
+    """Without FloatObservations PPO would fail inside torch ('mat1 and mat2 must have the same dtype')."""
+    import gymnasium as gym
+
+    from agents.rllib_module import MaskedPPOModule
+
+    raw = allfives_env.env(num_players=2)
+    with pytest.raises(ValueError, match=r"float observations.*int8.*rllib_env.*FloatObservations"):
+        MaskedPPOModule(observation_space=raw.observation_space("player_0"), action_space=gym.spaces.Discrete(114),
+                        model_config={"fcnet_hiddens": [8]})  # fmt: skip
