@@ -13,9 +13,9 @@ the seat that made it and 0 for the others (``TerminateIllegalWrapper``),
 an action outside ``Discrete(114)`` fails an assertion, and calls out of
 order are refused (``OrderEnforcingWrapper``).
 
-Importing this module registers ``"allfives-v0"`` with PettingZoo's registry,
-so ``pettingzoo.make("aec", "allfives-v0", num_players=3)`` works after
-``import allfives_env.aec_env``.
+``import allfives_env`` registers ``"allfives-v0"`` with PettingZoo's registry
+(:mod:`allfives_env.registration`), so ``pettingzoo.make("aec", "allfives-v0",
+num_players=3)`` builds ``env(num_players=3)``.
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ from .core.scoring import match_rewards
 from .core.tiles import DRAW, PASS
 from .options import ResetNeeded, action_refused, as_action
 from .options import seed as checked_seed
+from .registration import AEC_ID
 from .views.state_vector import encode_state, state_high
 
-ENV_ID = "allfives-v0"
+ENV_ID = AEC_ID  # registered by import allfives_env (allfives_env.registration)
 RESET_OPTIONS = ("deal",)
 
 __all__ = ["ENV_ID", "IllegalActionError", "env", "raw_env"]
@@ -371,13 +372,3 @@ def env(**kwargs: Any) -> AECEnv:
     ordered = _OrderEnforcing(bounds)
     raw._mirrors = (terminate, bounds, ordered)  # filled at the first reset, so reading before it still fails
     return ordered
-
-
-def _register() -> None:
-    import pettingzoo
-
-    if ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", ENV_ID, entry_point="allfives_env.aec_env:env")
-
-
-_register()

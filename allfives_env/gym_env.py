@@ -7,8 +7,9 @@ the other seats are played by the given opponents, so one :meth:`step` is one
 learner decision. :meth:`action_masks` gives the mask as booleans, which is
 what ``sb3-contrib``'s ``MaskablePPO`` asks for.
 
-Importing this module registers ``"AllFives-v0"`` with Gymnasium; without the
-import, ``gymnasium.make("allfives_env.gym_env:AllFives-v0")`` loads it.
+``import allfives_env`` registers ``"AllFives-v0"`` with Gymnasium
+(:mod:`allfives_env.registration`); ``gymnasium.make("allfives_env.gym_env:AllFives-v0")``
+also imports the package first.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from .core.scoring import match_rewards
 from .opponents import make_seats
 from .options import ResetNeeded, action_refused, as_action, choice
 from .options import seed as checked_seed
+from .registration import GYM_ID
 
-ENV_ID = "AllFives-v0"
+ENV_ID = GYM_ID  # registered by import allfives_env (allfives_env.registration)
 ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "learner_seat")
 
@@ -296,15 +298,3 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
             shown = repr(action)
         legal = ", ".join(f"{a} ({state.action_text(a)})" for a in state.legal_actions())
         return f"action {shown} is illegal for the learner (seat {self.learner}); legal actions: {legal}"
-
-
-def _register() -> None:
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(
-            id=ENV_ID,
-            entry_point="allfives_env.gym_env:AllFivesSingleAgentEnv",
-            kwargs={"illegal": "penalize"},
-        )
-
-
-_register()
