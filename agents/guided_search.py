@@ -34,7 +34,7 @@ from .search import SearchAgent
 #: Rollouts a decision by player count, when none is given: what keeps the mean decision inside 0.1 s on
 #: one core. Three-player hands hold more tiles, so each rollout is about 1.5x longer there.
 DEFAULT_SIMULATIONS: dict[int, int] = {2: 760, 3: 520, 4: 760}
-#: At 760 rollouts, keeping 4 candidates instead of 3 cut the regret by a quarter (benchmarks/search_regret.py).
+#: At 760 rollouts, keeping 4 candidates instead of 3 cut the regret by a quarter (research/search_regret.py).
 DEFAULT_CANDIDATES = 4
 DEFAULT_MIN_PRIOR = 0.2
 #: Points a candidate's mean gains per unit of its log-probability. 0: the rollouts decide alone (1.5 was

@@ -7,7 +7,7 @@ likely it makes the other seats' placements this round, under a simple model
 of play: a seat picks among its legal placements with probability
 proportional to ``exp(beta * points)``, ``points`` being what the placement
 scores. Fitted by maximum likelihood to the free placements of the bots
-(``benchmarks/fit_play_model.py``, tuning seeds), ``beta`` is 0.2 for
+(``research/fit_play_model.py``, tuning seeds), ``beta`` is 0.2 for
 ``search``, 0.3 for ``trained`` and 0.35 for ``heuristic`` (0.25 pooled): each
 takes the most points on offer in 70-84% of the positions where some
 placement scores. The default, 0.3, lies among them.

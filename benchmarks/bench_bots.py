@@ -13,21 +13,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from agents.positions import heuristic_positions
 from agents.registry import make_agent
-from allfives_env.core import SeatView, State, make_rules
-
-
-def positions(matches: int, rules: str, players: int) -> list[SeatView]:
-    """Every decision's view in ``matches`` seeded heuristic self-play matches."""
-    views = []
-    for seed in range(matches):
-        state = State(make_rules(rules, players), seed=seed)
-        bots = [make_agent("heuristic", seed=seed * 10 + s) for s in range(players)]
-        while not state.finished:
-            view = state.view(state.to_act)
-            views.append(view)
-            state.apply(bots[state.to_act].act(view))
-    return views
+from allfives_env.core import SeatView
 
 
 def time_bot(spec: str, views: list[SeatView]) -> dict:
@@ -56,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--bots", nargs="+", default=["random", "greedy", "heuristic", "search"])
     args = parser.parse_args(argv)
-    views = positions(args.matches, args.rules, args.players)
+    views = heuristic_positions(args.matches, args.rules, args.players)
     choices = sum(len(v.legal) > 1 for v in views)
     print(f"{len(views)} decisions ({choices} with a choice) from {args.matches} {args.rules} {args.players}p matches")
     print("| bot | decisions/s | mean ms | mean ms (with a choice) | slowest ms |")

@@ -85,6 +85,16 @@ def test_help_is_plain_text_and_names_only_documents_that_exist(helps, command):
         assert (ROOT / name).is_file(), name
 
 
+RESEARCH = {"policy_regret.py", "search_regret.py", "fit_play_model.py", "policy_iteration.py"}
+
+
+def test_the_research_tools_have_a_folder_of_their_own():
+    """benchmarks/ times things; the tools that study the bots live in research/ (and run: their help is above)."""
+    assert {path.name for path in (ROOT / "research").glob("*.py")} >= RESEARCH
+    assert not RESEARCH & {path.name for path in (ROOT / "benchmarks").glob("*.py")}
+    assert {f"research/{name}" for name in RESEARCH} <= set(SCRIPTS)
+
+
 def test_plain_help_takes_out_roles_and_code_quotes_and_keeps_paragraphs():
     doc = """First line with ``code`` and :mod:`agents.play`.
 

@@ -4,7 +4,7 @@ From the bottom: the rules core (standard library only), the views (core,
 numpy, Pillow for images), the environments (core, views, numpy, Gymnasium,
 PettingZoo), the agents, then training and the web app (each on top of the
 agents, neither importing the other). Nothing imports the tests, the
-benchmarks, the examples or the training script.
+benchmarks, the research tools, the examples or the training script.
 
 Every import statement counts, inside functions too (a lazy import is still a
 dependency), and so does a module name written as a literal argument of
@@ -35,7 +35,7 @@ LAYERS = {
     "agents": ("agents",),
     "training": ("allfives_train",),
     "web": ("allfives_web",),
-    "scripts": ("tests", "benchmarks", "examples", "train"),
+    "scripts": ("tests", "benchmarks", "research", "examples", "train"),
 }
 #: Which layers each layer may import (its own included).
 MAY_IMPORT = {

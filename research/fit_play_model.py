@@ -7,7 +7,7 @@ every placement it chose freely (not a lead, not a tile just drawn, more than
 one legal action), and prints the ``beta`` of highest log-likelihood on a
 grid, with how often the bot took the most points on offer.
 
-    python benchmarks/fit_play_model.py --bots heuristic trained search --matches 12
+    python research/fit_play_model.py --bots heuristic trained search --matches 12
 """
 
 from __future__ import annotations

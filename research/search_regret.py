@@ -11,7 +11,7 @@ from those, and its regret is the value of the best of them minus the value
 of the one it picks: points per decision, in the rollouts' own terms. The
 policy's favourite alone is the first row.
 
-    python benchmarks/search_regret.py --matches 14 --every 3 --deals 1000 --candidates 8
+    python research/search_regret.py --matches 14 --every 3 --deals 1000 --candidates 8
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import argparse
 import random
 import statistics
 
-from bench_bots import positions
-
 from agents.guided_search import DEFAULT_MIN_PRIOR, GuidedSearchAgent
+from agents.positions import heuristic_positions
 from agents.rollout import play_round
 from agents.search import outcome_of, sample_hidden
 from allfives_env.core import SeatView, State
@@ -88,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     bot = GuidedSearchAgent(seed=0, candidates=args.candidates)
     rng = random.Random(0)
     tables = []
-    for view in [v for v in positions(args.matches, "pagat", 2) if len(v.legal) > 1][:: args.every]:
+    for view in [v for v in heuristic_positions(args.matches, "pagat", 2) if len(v.legal) > 1][:: args.every]:
         actions, probs = bot.shortlist(view)
         if len(actions) > 1:
             tables.append((rollout_table(view, actions, args.deals, rng), probs))

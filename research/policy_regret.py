@@ -10,7 +10,7 @@ decision, in the play-outs' own terms (a match won inside a play-out counts
 is within ``--near`` points of the target (the play-out's match bonus is in
 reach, so one wrong tile can lose the match) and the rest.
 
-    python benchmarks/policy_regret.py trained search heuristic --matches 8 --every 3 --deals 600
+    python research/policy_regret.py trained search heuristic --matches 8 --every 3 --deals 600
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import argparse
 import random
 import statistics
 
-from bench_bots import positions
 from search_regret import rollout_table
 
+from agents.positions import heuristic_positions
 from agents.registry import make_agent
 from allfives_env.core import SeatView
 from allfives_env.help_text import plain_help
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     bots = [make_agent(spec, seed=0) for spec in args.bots]
     rng = random.Random(0)
-    views = [v for v in positions(args.matches, args.rules, args.players) if len(v.legal) > 1][:: args.every]
+    views = [v for v in heuristic_positions(args.matches, args.rules, args.players) if len(v.legal) > 1][:: args.every]
     regrets: dict[str, list[tuple[bool, float]]] = {spec: [] for spec in args.bots}
     for view in views:
         values = action_values(view, args.deals, rng)

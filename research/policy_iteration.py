@@ -7,7 +7,7 @@ self-play matches of the current policy, labels every legal action of their
 decisions with a choice by the policy's own play-out of the round, and fits
 a fresh network to all the labels so far.
 
-    python benchmarks/policy_iteration.py --start agents/checkpoints/default.pt --rounds 3 --out runs/iteration
+    python research/policy_iteration.py --start agents/checkpoints/default.pt --rounds 3 --out runs/iteration
 
 Round ``k`` writes ``round<k>.pt``, a policy for ``checkpoint:PATH``
 (``python -m agents.evaluate checkpoint:runs/iteration/round3.pt heuristic --matches 1000 --workers 2``),
