@@ -7,8 +7,6 @@ observation of :func:`~allfives_env.views.encode_observation` and the rows of
 actions with the checkpoint's actor and plays the best one (the lowest action
 id on a tie), or samples from the softmax when ``sample=True``. Only legal
 actions can come out: the network scores the legal rows and nothing else.
-A format-1 checkpoint (trained on the earlier private encoding) is dispatched
-on its version to :mod:`agents.legacy_policy` and plays as it always did.
 ``trained`` (:class:`TrainedAgent`) plays, at each table, the shipped
 checkpoint trained there.
 """
@@ -24,8 +22,7 @@ from allfives_env.views.action_features import action_features
 from allfives_env.views.observation import encode_observation
 
 from .base import Agent
-from .legacy_policy import LEGACY_VERSION, LegacyActor, legacy_actor
-from .policy_net import NumpyActor, check_checkpoint, net_from_checkpoint, read_policy_file
+from .policy_net import NumpyActor, net_from_checkpoint, read_checkpoint
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 #: The checkpoint shipped with the package, trained with the default config (two-player pagat).
@@ -40,12 +37,6 @@ def shipped_checkpoint(rules: Rules) -> Path:
     return CHECKPOINTS / name if name is not None and (CHECKPOINTS / name).is_file() else DEFAULT_CHECKPOINT
 
 
-def read_checkpoint(path: str | os.PathLike) -> dict:
-    """The dict of a checkpoint the agent can play: format 2 checked in full, format 1 left to its legacy reader."""
-    data = read_policy_file(path)
-    return data if data.get("version") == LEGACY_VERSION else check_checkpoint(data, path)
-
-
 class PolicyAgent(Agent):
     """Plays the argmax (or, with ``sample=True``, a softmax sample) of a trained actor."""
 
@@ -54,19 +45,12 @@ class PolicyAgent(Agent):
         self.path = Path(path)
         self.sample = sample
         data = read_checkpoint(self.path)
-        #: A format-1 file plays through its own encoding and actor (:mod:`agents.legacy_policy`).
-        self.legacy: LegacyActor | None = None
-        if data.get("version") == LEGACY_VERSION:
-            self.legacy = legacy_actor(data, self.path)
-        else:
-            self.actor = NumpyActor(net_from_checkpoint(data, self.path))
+        self.actor = NumpyActor(net_from_checkpoint(data, self.path))
         self.trained_steps = int(data.get("steps", 0))
         self.name = f"checkpoint:{self.path.name}"
 
     def legal_logits(self, view: SeatView) -> tuple[list[int], list[float]]:
         """The legal actions in id order (the mask's order) and the actor's logit of each."""
-        if self.legacy is not None:
-            return self.legacy.legal_logits(view)
         legal = sorted(view.legal)
         rows = action_features(view)[legal]
         return legal, self.actor.logits(encode_observation(view), rows).tolist()

@@ -146,14 +146,14 @@ def check_checkpoint(data: dict, path: str | os.PathLike) -> dict:
     path = Path(path)
     if data.get("version") == 1:
         raise CheckpointError(
-            f"checkpoint {str(path)!r} has format version 1, which read a private encoding of the game: it still "
-            f"plays as checkpoint:PATH, but training and this network read version {CHECKPOINT_VERSION} only "
-            "(the environments' observation and action features): train a new policy with train.py"
+            f"checkpoint {str(path)!r} has format version 1, which read a private encoding of the game and is no "
+            f"longer read: this code reads version {CHECKPOINT_VERSION} only (the environments' observation and "
+            "action features); train a new policy with train.py"
         )
     if data.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(
             f"checkpoint {str(path)!r} has format version {data.get('version')!r}; this code reads version "
-            f"{CHECKPOINT_VERSION} (and plays version 1)"
+            f"{CHECKPOINT_VERSION}"
         )
     if data.get("contract") != CONTRACT:
         raise CheckpointError(

@@ -13,7 +13,7 @@ import torch
 import allfives_env
 import train
 from agents.evaluation import evaluate
-from agents.policy_agent import DEFAULT_CHECKPOINT, PolicyAgent, load_policy_agent
+from agents.policy_agent import CHECKPOINTS, DEFAULT_CHECKPOINT, PolicyAgent, load_policy_agent
 from agents.policy_net import (
     CONTRACT,
     CheckpointError,
@@ -22,6 +22,7 @@ from agents.policy_net import (
     net_from_checkpoint,
     policy_payload,
     read_checkpoint,
+    read_policy_file,
 )
 from agents.registry import make_agent
 from allfives_env.core import State, make_rules
@@ -129,16 +130,27 @@ def test_the_network_reads_the_environments_contract():
     assert actor.logits(np.zeros(OBSERVATION_SIZE), np.zeros((3, ACTION_FEATURE_SIZE))).shape == (3,)
 
 
-def test_a_version_1_file_without_the_format_1_encoding_is_refused_in_one_line(tmp_path, checkpoint):
+def test_every_shipped_checkpoint_is_format_2():
+    """What lets format 1 go: no file the package ships was saved in it."""
+    shipped = sorted(CHECKPOINTS.glob("*.pt"))
+    assert len(shipped) >= 3
+    for path in shipped:
+        assert read_policy_file(path)["version"] == 2, path.name
+
+
+def test_a_format_1_checkpoint_is_refused_in_one_line_by_every_reader(tmp_path, checkpoint):
+    """Format 1 read a private encoding of the game; no code reads it any more, and the message says so."""
     data = torch.load(checkpoint, weights_only=True)
-    data["version"] = 1  # format 1 plays (tests/test_legacy_checkpoint.py), but these are format-2 weights
+    data["version"], data["feature_version"] = 1, 1
     old = tmp_path / "old.pt"
     torch.save(data, old)
-    for load in (load_policy_agent, read_checkpoint):
+    for load in (load_policy_agent, read_checkpoint, lambda p: make_agent(f"checkpoint:{p}")):
         with pytest.raises(CheckpointError) as caught:
             load(old)
         message = str(caught.value)
-        assert "old.pt" in message and "version 1" in message and "train" in message and "\n" not in message
+        assert "old.pt" in message and "format version 1" in message and "\n" not in message
+        assert "no longer read" in message and "train.py" in message and "still plays" not in message
+    assert not (CHECKPOINTS.parent / "legacy_policy.py").exists()
 
 
 # -- the same choices through the PettingZoo environment as through the evaluation harness ----------
