@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None, agent_factory: AgentFactory | None = Non
     backend = None
     if args.ray is not None:
         try:
-            from .ray_pool import RayMatchMap
+            from .evaluation.ray_map import RayMatchMap
         except ModuleNotFoundError as err:
             print(f"error: --ray needs Ray ({err}); install it with: pip install -e '.[ray]'", file=sys.stderr)
             return 2

@@ -146,6 +146,70 @@ def test_the_command_line_reaches_higher_layers_only_through_its_dispatch_table(
     assert violations("allfives_env.__main__", source) == []  # no import statement reaches up
 
 
+# -- no import cycles: within a layer, dependencies run one way ----------------------------------
+
+
+def module_graph(extra: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """Each first-party module's imports (lazy ones too) as module names; ``extra`` adds or replaces sources."""
+    found = {module: path.read_text(encoding="utf-8") for module, path in sources()}
+    packages = {module for module, path in sources() if path.name == "__init__.py"}
+    found.update(extra or {})
+    graph = {}
+    for module, source in found.items():
+        targets = set()
+        for _, name in imported_modules(module, source, module in packages):
+            while name and name not in found:  # "from .evaluation import GameResult" depends on the package
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``: its strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    assert cycles(module_graph()) == []
+
+
+def test_a_planted_import_cycle_is_caught():
+    """greedy importing terminal play, which reaches greedy through the registry, closes a cycle."""
+    source = (ROOT / "agents" / "greedy.py").read_text(encoding="utf-8")
+    planted = f"{source}\n\ndef _planted():\n    from . import play\n"
+    assert cycles(module_graph({"agents.greedy": source})) == cycles(module_graph())
+    assert any({"agents.greedy", "agents.play", "agents.registry"} <= set(c) for c in cycles(
+        module_graph({"agents.greedy": planted})))  # fmt: skip
+
+
 # -- a planted upward import is caught, in every layer ------------------------------------------
 
 PLANTED = {

@@ -18,7 +18,7 @@ require_loopback_only()
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from agents.evaluate import evaluate, main  # noqa: E402
-from agents.ray_pool import RayMatchMap  # noqa: E402
+from agents.evaluation.ray_map import RayMatchMap  # noqa: E402
 
 LINEUP = ["greedy", "random", "heuristic"]
 OPTIONS = {"num_players": 3, "target": 60, "seed": 7, "progress": False}

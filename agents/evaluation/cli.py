@@ -45,7 +45,7 @@ def main(
     records = os.path.join(args.out, "records") if args.out and not args.no_records else None
     if args.ray is not None and backend is None:
         try:
-            from ..ray_pool import RayMatchMap
+            from .ray_map import RayMatchMap
         except ModuleNotFoundError as err:
             print(f"error: --ray needs Ray ({err}); install it with: pip install -e '.[ray]'", file=sys.stderr)
             return 2
