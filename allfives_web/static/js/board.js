@@ -97,13 +97,19 @@ export function endText(end) {
   return `${end.slot} ${end.value} (counts ${end.count}${end.double ? " double" : ""})`;
 }
 
-// An open end: the value a tile must match in the badge, and the end's text beside it.
-function endBadge(parent, end, cx, cy, target, onEnd, below) {
+// An open end: the value a tile must match in the badge, and the end's text above or below it, running
+// away from the tiles (`align`: "start" runs right from the badge, "end" left, "middle" is centred).
+function endBadge(parent, end, cx, cy, target, onEnd, below, align) {
   const g = svg("g", { class: `end${target ? " target" : ""}`, "data-slot": end.slot, transform: `translate(${cx},${cy})` }, parent);
+  // The badge and its text are one click target: a transparent box over both, so no gap between them misses.
+  const width = Math.max(34, 7 * endText(end).length);
+  const left = { start: -17, end: 17 - width, middle: -width / 2 }[align];
+  svg("rect", { class: "hit", x: Math.min(-17, left), y: below ? -17 : -38, width: Math.max(34, width), height: 55 + 3 }, g);
   svg("circle", { r: 17 }, g);
   const value = svg("text", { class: "value", "text-anchor": "middle", "dominant-baseline": "central", "font-size": 16 }, g);
   value.textContent = end.value;
-  const label = svg("text", { class: "slot", "text-anchor": "middle", y: below ? 34 : -25, "font-size": 12 }, g);
+  const x = { start: -17, end: 17, middle: 0 }[align];
+  const label = svg("text", { class: "slot", "text-anchor": align, x, y: below ? 34 : -25, "font-size": 12 }, g);
   label.textContent = endText(end);
   const title = svg("title", {}, g);
   title.textContent = `${end.slot} end: match ${end.value}; it counts ${end.count}${end.double ? " (a double: both halves)" : ""}`;
@@ -186,14 +192,18 @@ export function drawLayout(el, layout, { targets = new Set(), onEnd = () => {}, 
   for (const end of layout.ends) {
     let cx, cy;
     let below = end.slot === "S";
+    let align = "middle";
     if (end.slot === "W" || end.slot === "E") {
       let turned;
       [cx, cy, turned] = outerEnds[end.slot];
       below = turned && end.slot === "E";
+      if (!turned) align = end.slot === "E" ? "start" : "end"; // a line end: the text runs outwards
     } else if (end.slot === "N") [cx, cy] = [spinX, tips.N - 30];
     else [cx, cy] = [spinX, tips.S + 30];
-    endBadge(el, end, cx, cy, targets.has(end.slot), onEnd, below);
-    grow(box, cx, below ? cy + 12 : cy - 12, Math.max(40, 7 * endText(end).length), 64);
+    endBadge(el, end, cx, cy, targets.has(end.slot), onEnd, below, align);
+    const width = Math.max(40, 7 * endText(end).length);
+    const shift = { start: width / 2 - 17, end: 17 - width / 2, middle: 0 }[align];
+    grow(box, cx + shift, below ? cy + 12 : cy - 12, width, 64);
   }
   fit(el, box, 16);
 }
