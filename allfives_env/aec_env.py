@@ -21,6 +21,7 @@ num_players=3)`` builds ``env(num_players=3)``.
 from __future__ import annotations
 
 import os
+import secrets
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from .common import render as render_table
 from .core import NUM_ACTIONS, IllegalActionError, SeatView, State
 from .core.record import to_record, with_own_keys, write_record
 from .core.scoring import match_rewards
+from .core.stream import next_match_seed
 from .core.tiles import DRAW, PASS
 from .options import ResetNeeded, action_refused, as_action
 from .options import seed as checked_seed
@@ -143,7 +145,8 @@ class raw_env(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self.state_space = spaces.Box(0, state_high(self.game_rules), dtype=np.int8)
         self._state: State | None = None
-        self._np_random: np.random.Generator | None = None
+        self._first_seed: int | None = None  # the seed of the last seeded reset (or the entropy drawn instead)
+        self._resets = 0  # unseeded resets since then
         self.match_seed: int | None = None
         self.episodes_finished = 0
         self._rewards_dirty = False
@@ -162,8 +165,10 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a match. ``seed`` fixes the match (its deals are the core's for that seed).
 
-        Without a seed the match seed comes from the env's generator: fresh
-        entropy on a new env, else the generator continues. ``options`` may
+        Without a seed the match seed continues from the last seeded reset:
+        the k-th unseeded reset after ``reset(seed=s)`` plays
+        ``next_match_seed(s, k)`` (docs/rules.md), and a new env first draws
+        ``s`` from fresh entropy and plays it. ``options`` may
         hold ``{"deal": {"hands": [[tile text]], "boneyard": [...], "leader":
         seat}}`` to fix the first round's deal; another key is ignored with an
         ``UnknownResetOptionWarning`` (see :mod:`allfives_env.common`).
@@ -174,12 +179,15 @@ class raw_env(AECEnv):
         # Nothing above changed the env, and with the seed and the deal checked nothing below can fail:
         # the new match is built aside, then put in place.
         if seed is not None:
-            rng, match_seed = np.random.default_rng(seed), seed
+            first, resets, match_seed = seed, 0, seed
+        elif self._first_seed is None:
+            first, resets = secrets.randbits(63), 0
+            match_seed = first
         else:
-            rng = self._np_random if self._np_random is not None else np.random.default_rng()
-            match_seed = int(rng.integers(2**63))
+            first, resets = self._first_seed, self._resets + 1
+            match_seed = next_match_seed(first, resets)
         state = State(self.game_rules, seed=match_seed, deals=deals, round_limit=1 if self.episode == "round" else None)
-        self._np_random, self._state, self.match_seed = rng, state, match_seed
+        self._first_seed, self._resets, self._state, self.match_seed = first, resets, state, match_seed
         if self.auto_forced:
             self._play_forced()
         self.agents = self.possible_agents[:]

@@ -243,7 +243,7 @@ def test_wilson_interval():
 
 
 def test_timing_counts_only_decisions_with_a_choice():
-    result = run(["slow", "random"], 1, target=30)
+    result = run(["slow", "random"], 2, target=30)
     slow = result.agent("slow")
     assert slow.decisions > slow.choices > 0
     assert slow.seconds_per_choice < slow.seconds_per_decision

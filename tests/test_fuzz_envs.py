@@ -115,8 +115,8 @@ class AECMachine(RuleBasedStateMachine):
     def make(self, setting, options, wrapped, entropy):
         self.wrapped = wrapped
         self.env = (env if wrapped else raw_env)(**setting, **options)
-        # An unseeded first reset draws fresh entropy; a drawn generator keeps hypothesis's runs repeatable.
-        self.env.unwrapped._np_random = np.random.default_rng(entropy)
+        # An unseeded first reset draws fresh entropy; a drawn first seed keeps hypothesis's runs repeatable.
+        self.env.unwrapped._first_seed = entropy
         self.rules = self.env.unwrapped.game_rules
         self.has_reset = False
 

@@ -516,7 +516,7 @@ def test_rollouts_over_two_processes_equal_one(tmp_path):
 def test_imitation_learns_the_teachers_choices(tmp_path):
     from allfives_train.imitation import _loss, imitate, teacher_specs
 
-    cfg = tiny(tmp_path, "imitation.target=choice", "imitation.matches=12", "imitation.epochs=15", "model.hidden=64",
+    cfg = tiny(tmp_path, "imitation.target=choice", "imitation.matches=16", "imitation.epochs=15", "model.hidden=64",
                "model.action_hidden=32")  # fmt: skip
     trainer = Trainer(cfg, tmp_path / "run", progress=False)
     specs = teacher_specs(trainer.rules, "greedy", 6, trainer.rng)

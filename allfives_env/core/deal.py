@@ -9,15 +9,13 @@ neutral lot), and a given deal (a record, a fixed reset) is checked against it.
 
 from __future__ import annotations
 
-import random
 import secrets
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from hashlib import sha512
 
 from .rules import Rules
 from .scoring import RoundResult
+from .stream import MASK32, Stream, deal_key
 from .tiles import DOUBLE_ID, IS_DOUBLE, NUM_TILES, PIPS, TILE_TEXT, tile_from_text
 
 #: The largest match seed: 128 bits, the range every environment's ``reset`` takes.
@@ -87,59 +85,66 @@ def allowed_leaders(rules: Rules, round_index: int, hands, previous: RoundResult
     return tuple(s for s in everyone if pips[s] == max(pips)), -1
 
 
-#: Bits drawn per swap of the shuffle below: the bit length of (position + 1).
-_SHUFFLE_BITS = tuple((i + 1).bit_length() for i in range(NUM_TILES))
+def _shuffle(stream: Stream, tiles: list[int]) -> None:
+    """Fisher-Yates from the last position down: position ``i`` swaps with ``stream.below(i + 1)``.
 
-
-def _shuffle(rng: random.Random, tiles: list[int]) -> None:
-    """Fisher-Yates with rejection sampling on ``getrandbits``.
-
-    This is the algorithm of CPython's ``Random.shuffle``, written out so that
-    a seed deals the same tiles on every Python version, and about twice as
-    fast (deals are on the batched engine's hot path).
+    The stream's values are read straight from its buffer, the common case
+    (no value skipped) without a call per swap: deals are on the core's hot path.
     """
-    getrandbits = rng.getrandbits
+    buffer = stream.buffer
+    at = stream.position
     for i in range(len(tiles) - 1, 0, -1):
-        bits = _SHUFFLE_BITS[i]
-        j = getrandbits(bits)
-        while j > i:
-            j = getrandbits(bits)
+        bound = i + 1
+        product = buffer[at] * bound if at < len(buffer) else 0
+        if product & MASK32 < bound:  # a value that may be skipped, or the buffer's end: the stream decides
+            stream.position = at
+            j = stream.below(bound)
+            buffer, at = stream.buffer, stream.position
+        else:
+            at += 1
+            j = product >> 32
         tiles[i], tiles[j] = tiles[j], tiles[i]
+    stream.position = at
 
 
-#: (position, bits) per swap of the shuffle, in the order the swaps are made.
-_SWAPS = tuple((i, _SHUFFLE_BITS[i]) for i in range(NUM_TILES - 1, 0, -1))
-_LOCAL = threading.local()  # one generator per thread, reseeded for every deal
+def _dealt(rules: Rules, seed: int, round_index: int, previous: RoundResult | None) -> tuple[list[int], int, int]:
+    """One seeded deal: the 28 tiles (the hands seat by seat, then the boneyard in draw order), the leader and the
+    tile the lead must be (-1: any).
 
-
-def _generator() -> random.Random:
-    try:
-        return _LOCAL.generator
-    except AttributeError:
-        _LOCAL.generator = random.Random()
-        return _LOCAL.generator
-
-
-def _key(seed: int, round_index: int) -> int:
-    """What ``random.Random(f"allfives/{seed}/{round_index}")`` seeds itself with.
-
-    A text seed becomes the integer of its bytes followed by their SHA-512
-    (the generator's documented version-2 seeding); reseeding one generator
-    with that integer costs half of building a new one, which seeds twice.
+    Its numbers come from the stream of ``deal_key(seed, round_index)``, in
+    this order: in the descending opening the opener's seat (uniform), then
+    the shuffle of the tiles (the opener's double left out, then put first in
+    its hand), then the lot among the seats :func:`allowed_leaders` allows.
     """
-    text = f"allfives/{seed}/{round_index}".encode()
-    return int.from_bytes(text + sha512(text).digest(), "big")
+    stream = Stream(deal_key(seed, round_index))
+    n, size = rules.num_players, rules.hand_size
+    tiles = list(range(NUM_TILES))
+    if rules.opening == "descending":
+        opener = stream.below(n)
+        double = descending_double(round_index)
+        tiles.remove(double)
+        _shuffle(stream, tiles)
+        tiles.insert(opener * size, double)
+    else:
+        _shuffle(stream, tiles)
+    leaders, lead_tile = allowed_leaders(
+        rules, round_index, [tiles[s * size : (s + 1) * size] for s in range(n)], previous
+    )
+    return tiles, leaders[stream.below(len(leaders))], lead_tile
 
 
 def seeded_deal(rules: Rules, seed: int, round_index: int, previous: RoundResult | None) -> Deal:
-    """Shuffle and lot from a generator keyed by (seed, round) alone."""
-    return seeded_tiles(rules, (seed,), (round_index,), (previous,)).deals(rules)[0]
+    """The deal of round ``round_index`` of the match with seed ``seed``: a function of the two alone (and, for the
+    leader, of the last round's result)."""
+    tiles, leader, _ = _dealt(rules, seed, round_index, previous)
+    n, size = rules.num_players, rules.hand_size
+    return Deal(tuple(tuple(tiles[s * size : (s + 1) * size]) for s in range(n)), tuple(tiles[n * size :]), leader)
 
 
 def seeded_deals(
     rules: Rules, seeds: Sequence[int], round_indices: Sequence[int], previous: Sequence[RoundResult | None]
 ) -> list[Deal]:
-    """``seeded_deal`` of each (seed, round index, previous result): the same deals, made in one loop."""
+    """``seeded_deal`` of each (seed, round index, previous result)."""
     return seeded_tiles(rules, seeds, round_indices, previous).deals(rules)
 
 
@@ -173,40 +178,13 @@ class SeededTiles:
 def seeded_tiles(
     rules: Rules, seeds: Sequence[int], round_indices: Sequence[int], previous: Sequence[RoundResult | None]
 ) -> SeededTiles:
-    """The seeded deal of each (seed, round index, previous result), as flat lists.
-
-    The deals of :func:`seeded_deal`, made in one loop on one generator per
-    thread (reseeded for each deal), without a :class:`Deal` value per deal;
-    the shuffle is :func:`_shuffle` written inline.
-    """
-    n, size = rules.num_players, rules.hand_size
-    bounds = tuple((s * size, (s + 1) * size) for s in range(n))
-    descending = rules.opening == "descending"
-    rng = _generator()
-    reseed = super(random.Random, rng).seed  # what Random.seed does with an integer (and gauss is not used)
-    getrandbits, lot = rng.getrandbits, rng.random
+    """The seeded deal of each (seed, round index, previous result), as flat lists."""
     out = SeededTiles()
-    orders, leaders_out, lead_tiles = out.orders, out.leaders, out.lead_tiles
     for seed, round_index, prev in zip(seeds, round_indices, previous, strict=True):
-        reseed(_key(seed, round_index))
-        tiles = list(range(NUM_TILES))
-        if descending:
-            opener = rng.randrange(n)
-            double = descending_double(round_index)
-            tiles.remove(double)
-            _shuffle(rng, tiles)
-            tiles.insert(opener * size, double)
-        else:
-            for i, bits in _SWAPS:
-                j = getrandbits(bits)
-                while j > i:
-                    j = getrandbits(bits)
-                tiles[i], tiles[j] = tiles[j], tiles[i]
-        draw = lot()
-        leaders, lead_tile = allowed_leaders(rules, round_index, [tiles[lo:hi] for lo, hi in bounds], prev)
-        orders += tiles
-        leaders_out.append(leaders[int(draw * len(leaders))])
-        lead_tiles.append(lead_tile)
+        tiles, leader, lead_tile = _dealt(rules, seed, round_index, prev)
+        out.orders += tiles
+        out.leaders.append(leader)
+        out.lead_tiles.append(lead_tile)
     return out
 
 
