@@ -2,7 +2,7 @@
 
 From the bottom: the rules core (standard library only), the views (core,
 numpy, Pillow for images), the environments (core, views, numpy, Gymnasium,
-PettingZoo), the agents, then training and the web app (each on top of the
+PettingZoo, and numba for the compiled batched engine), the agents, then training and the web app (each on top of the
 agents, neither importing the other). Nothing imports the tests, the
 benchmarks, the research tools, the examples or the training script.
 
@@ -50,7 +50,7 @@ MAY_IMPORT = {
 THIRD_PARTY = {
     "core": set(),
     "views": {"numpy", "PIL"},
-    "environments": {"numpy", "gymnasium", "pettingzoo"},
+    "environments": {"numpy", "gymnasium", "pettingzoo", "numba"},
     "agents": None,
     "training": None,
     "web": None,

@@ -7,7 +7,6 @@ instead with ``ALLFIVES_REQUIRE_RAY=1``. No network, no Ray.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -15,9 +14,6 @@ import numpy as np
 import pytest
 from optional import require
 
-# Tianshou compiles its buffer and return helpers with numba when they are built (about 20 s of CPU);
-# on these few hundred rows plain Python is quicker.
-os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 require("tianshou")
 
 from tianshou.env import PettingZooEnv  # noqa: E402

@@ -24,7 +24,7 @@ import pytest
 
 from allfives_env.aec_env import raw_env
 from allfives_env.core.record import replay
-from allfives_env.vector import VectorEnv, rounds
+from allfives_env.vector import VectorEnv
 
 DECISIONS = int(os.environ.get("ALLFIVES_VECTOR_DECISIONS", "10000"))
 NUM_ENVS = 32
@@ -132,13 +132,6 @@ def test_same_game_as_raw_env(config, opts):
     drive(config, opts, DECISIONS, seed=1000 * CASES.index((config, opts)))
 
 
-def test_hand_awards_asked_again_each_time_change_nothing(monkeypatch):
-    """The engine keeps the core's hand awards by situation; a store emptied before every award plays the same."""
-    monkeypatch.setattr(rounds, "AWARDS_KEPT", 1)
-    env = drive(RULE_CONFIGS[5], options(5), 3000, seed=77)
-    assert len(env._rounds.awards) == 1
-
-
 def test_records_replay_to_the_same_scores(tmp_path):
     config = {"rules": "fives", "num_players": 3, "opening": "winners_choice"}
     env = VectorEnv(6, **config, record_dir=tmp_path)
@@ -212,16 +205,6 @@ def test_seeds_per_table_and_fresh_entropy():
     assert np.array_equal(a.observation, b.observation) and np.array_equal(a.action_mask, b.action_mask)
     fresh = [VectorEnv(4).reset().observation for _ in range(2)]
     assert not np.array_equal(fresh[0], fresh[1])  # fresh deals: equal only by a vanishing chance
-
-
-def test_popcount_without_bitwise_count_matches(monkeypatch):
-    from allfives_env.vector import features
-
-    masks = np.random.default_rng(0).integers(0, 1 << 28, size=1000)
-    expected = np.array([int(m).bit_count() for m in masks])
-    assert np.array_equal(features.popcount(masks), expected)
-    monkeypatch.delattr(np, "bitwise_count", raising=False)
-    assert np.array_equal(features.popcount(masks), expected)
 
 
 @pytest.mark.parametrize("target", [61, 52.5])

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from allfives_env.vector import VectorEnv
-from allfives_env.vector.arrays import PER_TABLE, Tables
 
 CONFIGS = [
     {"rules": "pagat", "num_players": 2, "reward": "points", "auto_forced": True, "action_features": True},
@@ -64,21 +63,6 @@ def test_kept_tables_play_on_exactly(config, tmp_path):
     for path in written:
         assert path.read_text() in full_by_content
         assert json.loads(path.read_text())["rounds"]
-
-
-def test_per_table_lists_every_table_array():
-    """A new per-table array must be listed in PER_TABLE, or ``keep`` would silently reset it."""
-    from allfives_env.core.rules import make_rules
-
-    for players in (2, 3, 4):
-        tables = Tables(make_rules("fives", players, None, None, None), 5)
-        derived = {"rows", "seat_base"}  # rebuilt by the constructor (views of the arrays are skipped below)
-        arrays = {
-            name
-            for name, value in vars(tables).items()
-            if isinstance(value, np.ndarray) and value.base is None and value.shape[:1] == (5,) and name not in derived
-        }
-        assert arrays == set(PER_TABLE)
 
 
 @pytest.mark.parametrize("rows", [[], [0, 0], [8], [-1], [0.5], [True], [[0, 1]], "01"], ids=lambda r: repr(r))

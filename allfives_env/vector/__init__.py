@@ -1,8 +1,10 @@
-"""The batched engine: many tables stepped at once as numpy arrays (see :class:`VectorEnv`).
+"""The batched engine: many tables stepped at once by compiled kernels (see :class:`VectorEnv`).
 
-The same game as ``allfives_env.raw_env()``, table for table: the hot path
-(legality, placements, draws, scoring, observations) runs as array
-operations, while deals, leaders and hand awards are asked of the core.
+The same game as ``allfives_env.raw_env()``, table for table. Each table is
+one record of a structured array, and a whole step (the action, forced
+draws and passes, scoring, the round's end and award, the next deal, the
+restart, and every output) is one compiled call over all tables, written
+with numba (:mod:`allfives_env.vector.jit`).
 """
 
 from .env import EPISODES, REWARD_MODES, VectorEnv, VectorStep

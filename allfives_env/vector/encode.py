@@ -1,128 +1,221 @@
-"""Observations and global state vectors of every table at once, in the views' exact layouts.
+"""A table's legal-action mask, observation and global state vector, written into rows of the output arrays.
 
-The observation is that of the seat to act, field for field the vector of
-:func:`allfives_env.views.observation.encode_seat` (same :data:`OFFSETS`,
-same clipping), and the state vector that of
-:func:`allfives_env.views.state_vector.encode_state`. Each field is one
-array assignment for the whole batch; the seat-relative orders (seats and
-sides from the observer's point of view) are small per-seat tables.
+The layouts are the views' (:data:`allfives_env.views.observation.FIELDS`,
+:data:`allfives_env.views.state_vector.STATE_FIELDS`), field for field, as
+:mod:`allfives_env.vector.lookup` gives their offsets. The observation is
+the seat to act's and holds only what that seat may know: its own hand, the
+drawn tile it must place, and the table's public parts. The rows come in
+zeroed (``np.zeros``, one memset per array), so only the set bytes are written.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.rules import Rules
-from ..core.tiles import NUM_ACTIONS, NUM_TILES, NUM_VALUES
-from ..views.observation import HISTORY_LENGTH, HISTORY_WIDTH, MAX_SEATS, OBSERVATION_SIZE, OFFSETS
-from ..views.state_vector import STATE_OFFSETS, STATE_SIZE
-from .arrays import Tables
-from .blocks import put_block
-from .tables import BITS7, DRAWN, HISTORY_PAD, HISTORY_ROWS, OPEN_VALUES, SEAT_ONE_HOT, SPINNER, TILE_ONE_HOT
+from .jit import jit, lowest_bit, popcount
+from .lookup import (
+    BYTES_OF_BITS,
+    DRAW,
+    HISTORY,
+    HISTORY_ROW,
+    LAYOUT_BRANCH,
+    LAYOUT_COUNT,
+    LAYOUT_DOUBLE,
+    LAYOUT_SPINNER,
+    LAYOUT_TOTAL,
+    LAYOUT_VALUE,
+    NUM_ACTIONS,
+    OBS_BONEYARD,
+    OBS_DRAWN,
+    OBS_FIVES,
+    OBS_HAND,
+    OBS_HAND_COUNTS,
+    OBS_LACKS,
+    OBS_LAYOUT,
+    OBS_LEADER,
+    OBS_MUST_PLACE,
+    OBS_PARTNER,
+    OBS_PRESENT,
+    OBS_ROUND,
+    OBS_TARGET,
+    OBS_TO_ACT,
+    OBS_TO_TARGET,
+    OBSERVATION_SIZE,
+    PASS,
+    STATE_BONEYARD,
+    STATE_BONEYARD_TILES,
+    STATE_DRAWN,
+    STATE_FIVES,
+    STATE_HAND_COUNTS,
+    STATE_HANDS,
+    STATE_LACKS,
+    STATE_LAYOUT,
+    STATE_LEADER,
+    STATE_MUST_PLACE,
+    STATE_PARTNERSHIPS,
+    STATE_PLAYED,
+    STATE_PRESENT,
+    STATE_ROUND,
+    STATE_TARGET,
+    STATE_TO_ACT,
+    STATE_TO_TARGET,
+    SUIT,
+)
 
 
-class Encoder:
-    """Per-rules constants for encoding, and the encoders themselves."""
+@jit(inline=True)
+def write_mask(t, c, row):
+    """The seat to act's legal actions as 0/1 bytes into a zero ``row``; returns them as bits too.
 
-    def __init__(self, rules: Rules) -> None:
-        n, sides = rules.num_players, rules.num_sides
-        self.rules = rules
-        self.n = n
-        self.sides = sides
-        #: SEATS[me]: the absolute seats in the observer's relative order.
-        self.seat_order = np.array([[(me + rel) % n for rel in range(n)] for me in range(n)], dtype=np.intp)
-        self.side_order = np.array(
-            [[(rules.side_of[me] + rel) % sides for rel in range(sides)] for me in range(n)], dtype=np.intp
+    Returns (count, low, high): action ``a``'s bit is bit ``a`` of ``low``
+    (a < 64) or bit ``a - 64`` of ``high``, which is how the next step checks
+    its actions without reading the tables.
+    """
+    hand = t.hands[t.to_act]
+    fits = (0, 0, 0, 0)  # per slot, the tiles that may be placed there
+    if t.lead < 0:
+        fits = (1 << t.required_lead if t.required_lead >= 0 else hand, 0, 0, 0)
+    else:
+        candidates = 1 << t.drawn if t.drawn >= 0 else hand
+        v = t.values
+        fits = (
+            candidates & SUIT[v[0] + 1],
+            candidates & SUIT[v[1] + 1],
+            candidates & SUIT[v[2] + 1],
+            candidates & SUIT[v[3] + 1],
         )
-        template = np.zeros((n, OBSERVATION_SIZE), dtype=np.int8)  # per observer: what does not change
-        for me in range(n):
-            row = template[me]
-            row[OFFSETS["target"]] = min(127, int(rules.target // 5))
-            row[OFFSETS["to_act"]] = 1  # the observer is the seat to act
-            for rel in range(n):
-                row[OFFSETS["partner"] + rel] = rules.side_of[(me + rel) % n] == rules.side_of[me]
-                row[OFFSETS["seat_present"] + rel] = 1
-            row[OFFSETS["rules_fives"]] = rules.rules == "fives"
-        self.template = template
-        self.templates = np.concatenate(
-            [template, np.zeros((n, HISTORY_LENGTH * HISTORY_WIDTH), dtype=np.int8)], axis=1
-        )
-        self.target_byte = min(127, int(rules.target // 5))
-        self.rel = np.array([[(seat - me) % n for seat in range(n)] for me in range(n)], dtype=np.intp)
-        self.rel_flat = self.rel.ravel()  # [me * n + seat]
+    tiles = fits[0] | fits[1] | fits[2] | fits[3]
+    if not tiles:
+        action = DRAW if t.bone_pos < c.bone_size else PASS
+        row[action] = 1
+        return 1, np.uint64(0), np.uint64(1) << np.uint64(action - 64)
+    low, high = np.uint64(0), np.uint64(0)
+    count = 0
+    while tiles:
+        tile = lowest_bit(tiles)
+        tiles &= tiles - 1
+        nibble = 0
+        for slot in range(4):
+            bit = fits[slot] >> tile & 1
+            row[4 * tile + slot] = bit
+            nibble |= bit << slot
+        count += popcount(nibble)
+        if tile < 16:
+            low |= np.uint64(nibble) << np.uint64(4 * tile)
+        else:
+            high |= np.uint64(nibble) << np.uint64(4 * tile - 64)
+    return count, low, high
 
-    def layout(self, t: Tables, out: np.ndarray, at: int) -> None:
-        """end_open .. end_total (51 bytes) into ``out[:, at:]``."""
-        o = at
-        put_block(out, o, OPEN_VALUES.take(t.keys, axis=0))
-        put_block(out, o + 32, t.counts)
-        put_block(out, o + 36, t.end_double)
-        out[:, o + 40 : o + 42].view(np.uint16)[:, 0] = t.arm_started.view(np.uint16)[:, 1]  # slots 2 and 3
-        put_block(out, o + 42, SPINNER.take(t.spinner + 1, axis=0))
-        out[:, o + 50] = t.end_totals()
 
-    def observation(self, t: Tables, history: bool) -> np.ndarray:
-        """(num_envs, 192 [+ history]) int8: each table's observation for its seat to act."""
-        b, n, sides = t.num_envs, self.n, self.sides
-        me = t.to_act
-        out = (self.templates if history else self.template).take(me, axis=0)  # constants and zero pads
-        put_block(out, 0, t.hand_rows.take(t.seat_base + me, axis=0))
-        put_block(out, NUM_TILES, t.played)
-        seats = self.seat_order.take(me, axis=0)
-        seats += t.seat_base[:, None]  # flat (table, seat) indices in the observer's order
-        put_block(out, OFFSETS["hand_counts"], t.hand_count_f.take(seats))
-        out[:, OFFSETS["boneyard"]] = t.bone_size - t.bone_pos
-        self.layout(t, out, OFFSETS["end_open"])
-        put_block(out, OFFSETS["lacks"], BITS7.take(t.lacks_f.take(seats), axis=0).reshape(b, NUM_VALUES * n))
-        sides_at = self.side_order.take(me, axis=0)
-        sides_at += (t.rows * sides)[:, None]
-        put_block(out, OFFSETS["to_target"], t.need.reshape(-1).take(sides_at))
-        out[:, OFFSETS["round"]] = np.minimum(t.round_index, 127)
-        put_block(out, OFFSETS["must_place_drawn"], DRAWN.take(t.drawn + 1, axis=0))
-        put_block(out, OFFSETS["leader"], SEAT_ONE_HOT.take(self.rel_flat.take(me * n + t.leader), axis=0))
-        if history:
-            out[:, OBSERVATION_SIZE:] = self.history(t).reshape(b, HISTORY_LENGTH * HISTORY_WIDTH)
-        return out
+@jit(inline=True)
+def to_target(c, score):
+    """Points still needed, in units of 2.5, rounded up and clipped to 0..127 (the views' ``_to_target``)."""
+    return min(127, max(0, int((c.target - score) / 2.5 + 0.999)))
 
-    def history(self, t: Tables) -> np.ndarray:
-        """(num_envs, 128, 12): the round's public moves from the seat to act's side, oldest first."""
-        rel = self.rel[t.to_act[:, None], t.move_seat]
-        index = rel * NUM_ACTIONS + t.move_action
-        index[np.arange(HISTORY_LENGTH) >= t.move_count[:, None]] = HISTORY_PAD
-        return HISTORY_ROWS[index]
 
-    def state(self, t: Tables) -> np.ndarray:
-        """(num_envs, 302) int8: every table's global state vector (absolute seats and sides)."""
-        b, n, sides = t.num_envs, self.n, self.sides
-        rules = self.rules
-        out = np.zeros((b, STATE_SIZE), dtype=np.int8)
-        out[:, : n * NUM_TILES] = t.hands.reshape(b, n * NUM_TILES)
-        if t.bone_size:
-            left = np.arange(t.bone_size) >= t.bone_pos[:, None]
-            o = STATE_OFFSETS["boneyard_tiles"]
-            rows = np.repeat(t.rows, t.bone_size)[left.ravel()]
-            out[rows, o + t.boneyard[left]] = 1
-        o = STATE_OFFSETS["played"]
-        out[:, o : o + NUM_TILES] = t.played
-        o = STATE_OFFSETS["hand_counts"]
-        out[:, o : o + n] = t.hand_count
-        out[:, STATE_OFFSETS["boneyard"]] = t.bone_size - t.bone_pos
-        self.layout(t, out, STATE_OFFSETS["end_open"])
-        o = STATE_OFFSETS["lacks"]
-        out[:, o : o + NUM_VALUES * n] = BITS7[t.lacks].reshape(b, NUM_VALUES * n)
-        o = STATE_OFFSETS["to_target"]
-        out[:, o : o + sides] = t.need
-        out[:, STATE_OFFSETS["target"]] = self.target_byte
-        out[:, STATE_OFFSETS["round"]] = np.minimum(t.round_index, 127)
-        out[:, STATE_OFFSETS["must_place_drawn"]] = t.drawn >= 0
-        o = STATE_OFFSETS["drawn_tile"]
-        out[:, o : o + NUM_TILES] = TILE_ONE_HOT[t.drawn + 1]
-        o = STATE_OFFSETS["to_act"]
-        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT[t.to_act]
-        o = STATE_OFFSETS["leader"]
-        out[:, o : o + MAX_SEATS] = SEAT_ONE_HOT[t.leader]
-        out[:, STATE_OFFSETS["partnerships"]] = rules.partnerships
-        o = STATE_OFFSETS["seat_present"]
-        out[:, o : o + n] = 1
-        out[:, STATE_OFFSETS["rules_fives"]] = rules.rules == "fives"
-        return out  # "finished" stays 0: a finished table has already restarted
+@jit(inline=True)
+def _bits(row, at, mask):
+    while mask:
+        row[at + lowest_bit(mask)] = 1
+        mask &= mask - 1
+
+
+@jit(inline=True)
+def _seven_bits(row, at, mask):
+    """A 7-bit value mask as 7 bytes: stores without branches, as these masks have a bit or two."""
+    for v in range(7):
+        row[at + v] = mask >> v & 1
+
+
+@jit(inline=True)
+def _two_masks(words, at, first, second):
+    """Two 28-tile masks as 56 bytes of 0/1 into ``words`` (a row seen as 8-byte words) from word ``at`` on: a
+    table lookup per 8 bits, so no loop stops at each set bit."""
+    both = np.int64(first) | np.int64(second) << 28
+    for j in range(7):
+        words[at + j] = BYTES_OF_BITS[both >> 8 * j & 255]
+
+
+@jit(inline=True)
+def write_layout(t, row, at):
+    """The layout block, end_open .. end_total (51 bytes), at ``row[at:]`` (already zero)."""
+    total = 0
+    for slot in range(4):
+        v = t.values[slot]
+        if v >= 0:
+            row[at + slot] = 1
+            row[at + LAYOUT_VALUE + 7 * slot + v] = 1
+        row[at + LAYOUT_COUNT + slot] = t.counts[slot]
+        row[at + LAYOUT_DOUBLE + slot] = t.end_double[slot]
+        total += t.counts[slot]
+    row[at + LAYOUT_BRANCH] = t.arm_started[2]
+    row[at + LAYOUT_BRANCH + 1] = t.arm_started[3]
+    if t.spinner >= 0:
+        row[at + LAYOUT_SPINNER] = 1
+        row[at + LAYOUT_SPINNER + 1 + t.spinner] = 1
+    row[at + LAYOUT_TOTAL] = total
+
+
+@jit(inline=True)
+def write_observation(t, c, row):
+    """The seat to act's observation (with its history rows where ``c.history``) into a zero ``row``."""
+    n = c.num_players
+    me = t.to_act
+    my_side = c.side_of[me]
+    _two_masks(row.view(np.uint64), OBS_HAND // 8, t.hands[me], t.played)  # hand, then played
+    for rel in range(n):
+        seat = c.seat_from[me, rel]
+        row[OBS_HAND_COUNTS + rel] = popcount(t.hands[seat])
+        _seven_bits(row, OBS_LACKS + 7 * rel, t.lacks[seat])
+        row[OBS_PARTNER + rel] = c.side_of[seat] == my_side
+        row[OBS_PRESENT + rel] = 1
+    row[OBS_BONEYARD] = c.bone_size - t.bone_pos
+    write_layout(t, row, OBS_LAYOUT)
+    for rel in range(c.num_sides):
+        row[OBS_TO_TARGET + rel] = to_target(c, t.scores[c.side_from[me, rel]])
+    row[OBS_TARGET] = c.target_byte
+    row[OBS_ROUND] = min(127, t.round_index)
+    if t.drawn >= 0:
+        row[OBS_MUST_PLACE] = 1
+        row[OBS_DRAWN + t.drawn] = 1
+    row[OBS_TO_ACT] = 1  # the observer is the seat to act
+    row[OBS_LEADER + c.rel_from[me, t.leader]] = 1
+    row[OBS_FIVES] = c.fives
+    if c.history:
+        for k in range(t.move_count):
+            code = t.moves[k]
+            first = c.rel_from[me, code >> 7] * NUM_ACTIONS + (code & 127)
+            at = OBSERVATION_SIZE + HISTORY_ROW * k
+            for i in range(HISTORY_ROW):
+                row[at + i] = HISTORY[first, i]
+
+
+@jit
+def write_state(t, c, row):
+    """The global state vector (every hand, the boneyard's tiles; absolute seats and sides) into a zero ``row``."""
+    n = c.num_players
+    for seat in range(n):
+        _bits(row, STATE_HANDS + 28 * seat, t.hands[seat])
+    for seat in range(n):
+        row[STATE_HAND_COUNTS + seat] = popcount(t.hands[seat])
+        _seven_bits(row, STATE_LACKS + 7 * seat, t.lacks[seat])
+        row[STATE_PRESENT + seat] = 1
+    base = n * c.hand_size
+    boneyard = 0
+    for k in range(t.bone_pos, c.bone_size):
+        boneyard |= 1 << t.deal[base + k]
+    _bits(row, STATE_BONEYARD_TILES, boneyard)
+    _bits(row, STATE_PLAYED, t.played)
+    row[STATE_BONEYARD] = c.bone_size - t.bone_pos
+    write_layout(t, row, STATE_LAYOUT)
+    for side in range(c.num_sides):
+        row[STATE_TO_TARGET + side] = to_target(c, t.scores[side])
+    row[STATE_TARGET] = c.target_byte
+    row[STATE_ROUND] = min(127, t.round_index)
+    if t.drawn >= 0:
+        row[STATE_MUST_PLACE] = 1
+        row[STATE_DRAWN + t.drawn] = 1
+    row[STATE_TO_ACT + t.to_act] = 1
+    row[STATE_LEADER + t.leader] = 1
+    row[STATE_PARTNERSHIPS] = c.partnerships
+    row[STATE_FIVES] = c.fives

@@ -1,16 +1,16 @@
-"""The batched engine's public class: many tables stepped as arrays, for training loops.
+"""The batched engine's public class: many tables stepped by one compiled call, for training loops.
 
 The design is that of a Gymnasium vector environment, a stateful object
-with arrays in and arrays out, rather than Pgx's pure functions over a state
-value: numpy has no jit that would reward purity, and a trainer keeps one
-engine for its whole run anyway. Each call returns a :class:`VectorStep`
-whose arrays are fresh (a trainer may keep them).
+with arrays in and arrays out; the state lives in one structured array of
+table records (:mod:`allfives_env.vector.table`) that the compiled kernels
+(:mod:`allfives_env.vector.kernel`) step in place. Each call returns a
+:class:`VectorStep` whose arrays are fresh (a trainer may keep them).
 
 Table ``i`` plays exactly what ``allfives_env.raw_env(**options)`` plays
 after ``reset(seed=seeds[i])``: the same deals, the same observations, masks,
 rewards and scores for the same actions. When its episode ends, it restarts
-at once as that environment would after a ``reset()`` with no seed (the next
-match seed comes from a generator seeded with ``seeds[i]``), so the
+at once as that environment would after a ``reset()`` with no seed (its
+k-th next match seed is ``next_match_seed(seeds[i], k)``), so the
 observation returned with ``terminated[i]`` set is already the new
 episode's first decision, while the step's ``rewards``, ``final_scores`` and
 ``winners`` hold what the finished episode ended with.
@@ -21,22 +21,28 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from copy import deepcopy
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from ..common import EPISODES, REWARD_MODES
+from ..core.deal import Deal
+from ..core.layout import Layout
 from ..core.record import FORMAT, move_texts
 from ..core.rules import make_rules
-from ..core.tiles import DRAW, NUM_ACTIONS, PASS
-from ..options import choice, flag
+from ..core.state import SeatView
+from ..core.stream import next_match_seed
+from ..core.tiles import DRAW, NUM_ACTIONS
+from ..options import MAX_SEED, choice, flag
+from ..views.action_features import ACTION_FEATURE_SIZE
 from ..views.observation import observation_size
 from ..views.state_vector import STATE_SIZE
-from .arrays import Tables
-from .encode import Encoder
-from .features import action_features
-from .rounds import Finished, MatchLog, Rounds
+from . import kernel
+from .jit import thread_count
+from .table import ROUND_LOG, TABLE, make_config
+
+_LOW64 = (1 << 64) - 1
 
 
 class VectorStep(NamedTuple):
@@ -63,6 +69,24 @@ class VectorStep(NamedTuple):
     action_features: np.ndarray | None = None  # (num_envs, 114, K) int8 with action_features=True
 
 
+class _Fields:
+    """Read the fields of table records by name: per-seat fields cut to the seats, per-side ones to the sides."""
+
+    _PER_SEAT = ("hands", "lacks", "result_pips")
+    _PER_SIDE = ("scores",)
+
+    def __init__(self, records: np.ndarray, seats: int, sides: int) -> None:
+        self._records, self._seats, self._sides = records, seats, sides
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        if name not in TABLE.names:
+            raise AttributeError(f"a table has no field {name!r}; its fields: {', '.join(TABLE.names)}")
+        field = self._records[name]
+        if name in self._PER_SEAT:
+            return field[:, : self._seats]
+        return field[:, : self._sides] if name in self._PER_SIDE else field
+
+
 class VectorEnv:
     """``num_envs`` independent All Fives tables of one rule set, stepped together.
 
@@ -72,6 +96,8 @@ class VectorEnv:
     ("match", "round"), ``auto_forced``, ``history``, ``action_features``
     (add each table's per-action feature rows), and ``record_dir``
     (write each finished episode's ``allfives-record/1`` game record there).
+    ``num_threads`` spreads each call over that many threads (default 1;
+    None: all numba may use); the results do not depend on it.
     """
 
     def __init__(
@@ -89,6 +115,7 @@ class VectorEnv:
         history: bool = False,
         action_features: bool = False,
         record_dir: str | os.PathLike | None = None,
+        num_threads: int | None = 1,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} is not allowed; allowed: a positive integer")
@@ -100,67 +127,61 @@ class VectorEnv:
         self.action_features = flag("action_features", action_features)
         if record_dir is not None and not isinstance(record_dir, (str, os.PathLike)):
             raise ValueError(f"record_dir={record_dir!r} is not allowed; allowed: None or a directory path")
+        self.num_threads = thread_count(num_threads)
         self.record_dir = record_dir
         self.num_envs = int(num_envs)
         self.num_players = self.game_rules.num_players
         self.observation_size = observation_size(self.history)
         self.state_size = STATE_SIZE
-        self._tables = Tables(self.game_rules, self.num_envs)
-        self._rounds = Rounds(self.game_rules, self._tables, self.episode == "round", record_dir is not None)
-        self._encoder = Encoder(self.game_rules)
-        self._first_seeds: list[int] = []
-        self._generators: list[np.random.Generator | None] = []
-        self._episodes = np.zeros(self.num_envs, dtype=np.int64)
-        self._mask: np.ndarray | None = None  # the legal actions of the last outputs, to check the next step's
-        side_of = np.array(self.game_rules.side_of)
-        self._win_rewards = [np.where(side_of == side, 1.0, -1.0) for side in range(self.game_rules.num_sides)]
+        self._config = make_config(
+            self.game_rules,
+            round_episode=self.episode == "round",
+            auto_forced=self.auto_forced,
+            points_reward=self.reward_mode == "points",
+            history=self.history,
+            features=self.action_features,
+            keep_logs=record_dir is not None,
+            threads=self.num_threads,
+        )
+        self._records = np.zeros(self.num_envs, TABLE)
+        self._legal = np.zeros((self.num_envs, 2), dtype=np.uint64)  # each table's legal actions, as bits
+        self._rows = np.arange(self.num_envs)
+        self._started = False
+        self._logs: list[list[tuple[Deal, tuple]]] = [[] for _ in range(self.num_envs)]  # with record_dir only
+        self._no_features = np.zeros((0, NUM_ACTIONS, ACTION_FEATURE_SIZE), dtype=np.int8)
+        self._no_logs = np.zeros(0, ROUND_LOG)
 
     # -- the API ---------------------------------------------------------------------------------
 
     def reset(self, seed: int | Sequence[int] | None = None) -> VectorStep:
         """Start a match on every table: table ``i`` gets ``seed + i`` (an int), ``seed[i]`` (a sequence), or fresh entropy."""
         seeds = self._seeds(seed)
-        self._first_seeds = seeds
-        self._generators = [None] * self.num_envs
-        self._episodes[:] = 0
-        self._rounds.start_matches(list(range(self.num_envs)), seeds)
-        self._rounds.flush()  # every table now opens with a lead, which is never forced
-        return self._opening_outputs()
+        self._logs = [[] for _ in range(self.num_envs)]
+        outputs = self._blank_outputs(self.num_envs, filled=True)
+        self._run(kernel.reset, kernel.reset_parallel, self._rows, seeds, *outputs[:4])
+        self._started = True
+        return self._step_of(outputs)
 
-    def step(self, actions: Sequence[int] | np.ndarray) -> VectorStep:
+    def step(self, actions: Sequence[int] | np.ndarray, rows: Sequence[int] | np.ndarray | None = None) -> VectorStep:
         """Apply one legal action per table (``actions[i]`` for table ``i``'s seat to act).
 
-        An illegal or malformed action raises ``ValueError`` naming the tables
-        and their legal actions, and changes no table.
+        With ``rows`` (distinct table indices), only those tables step, table
+        ``rows[j]`` with ``actions[j]``, and the outputs have one row per
+        listed table, in that order; the other tables wait as they are (a
+        loop whose seats act at different times, such as one learning seat
+        among bots, steps only the tables where it is their turn). An illegal
+        or malformed action raises ``ValueError`` naming the tables and their
+        legal actions, and changes no table.
         """
-        actions = self._check(actions)
-        t = self._tables
-        before = t.scores.copy() if self.reward_mode == "points" else None
-        finished = Finished()
-        self._rounds.end(t.apply(t.rows, actions), finished)
-        if self.auto_forced:
-            live = np.ones(self.num_envs, dtype=bool)
-            live[finished.rows] = False
-            live[self._rounds.pending_rows] = False
-            self._play_forced(t.rows, finished, live)
-        b, sides = self.num_envs, self.game_rules.num_sides
-        rewards = self._points(before) if before is not None else np.zeros((b, self.num_players))
-        terminated = np.zeros(b, dtype=bool)
-        final_scores = np.full((b, sides), np.nan)
-        winners = np.zeros((b, sides), dtype=bool)
-        if finished.rows:
-            rows = finished.rows
-            terminated[rows] = True
-            final_scores[rows] = finished.scores
-            for row, won in zip(rows, finished.winners, strict=True):
-                winners[row, list(won)] = True
-                if self.reward_mode == "win_loss" and len(won) == 1:
-                    rewards[row] = self._win_rewards[won[0]]
-            if self.record_dir is not None:
-                self._write_records(finished)
-            self._restart(rows)
-        self._rounds.flush()
-        return self._outputs(rewards, terminated, final_scores, winners)
+        listed = self._rows if rows is None else self._table_rows(rows, distinct=True)
+        actions = self._actions(actions, len(listed))
+        outputs = self._blank_outputs(len(listed))
+        logs = np.zeros(len(listed), ROUND_LOG) if self.record_dir is not None else self._no_logs
+        if self._run(kernel.step, kernel.step_parallel, listed, actions, *outputs, logs):
+            self._refuse(actions, listed)  # the kernel checked every action first and changed nothing
+        if self.record_dir is not None:
+            self._keep_logs(listed, logs, outputs[5])
+        return self._step_of(outputs)
 
     def keep(self, rows: Sequence[int] | np.ndarray) -> None:
         """Keep only the tables ``rows`` (distinct, in the order given) and drop the others.
@@ -171,17 +192,14 @@ class VectorEnv:
         finished tables stop costing steps. The arrays of the last step are
         the caller's to index with ``rows`` too.
         """
-        if self._mask is None:
+        if not self._started:
             raise RuntimeError("call reset() before keep()")
         kept = self._table_rows(rows, distinct=True)
-        listed = kept.tolist()
-        self._tables = self._tables.take(kept)
-        self._rounds = self._rounds.take(listed, self._tables)
-        self._first_seeds = [self._first_seeds[row] for row in listed]
-        self._generators = [self._generators[row] for row in listed]
-        self._episodes = self._episodes[kept]
-        self._mask = self._mask[kept]
-        self.num_envs = len(listed)
+        self._records = self._records[kept]
+        self._legal = self._legal[kept]
+        self._logs = [self._logs[row] for row in kept.tolist()]
+        self.num_envs = len(kept)
+        self._rows = np.arange(self.num_envs)
 
     def branch(self, rows: Sequence[int] | np.ndarray, episode: str | None = None) -> tuple[VectorEnv, VectorStep]:
         """A new engine whose table ``j`` is a copy of table ``rows[j]`` as it stands; a table may be copied often.
@@ -196,35 +214,157 @@ class VectorEnv:
         round episode. The new engine writes no records. Returns it and its
         outputs now: this engine's for those tables, with zero rewards.
         """
-        if self._mask is None:
+        if not self._started:
             raise RuntimeError("call reset() before branch()")
         kept = self._table_rows(rows, distinct=False)
         episode = self.episode if episode is None else choice("episode", episode, EPISODES)
-        listed = kept.tolist()
         branched = VectorEnv(
-            len(listed),
+            len(kept),
             **self.game_rules.as_dict(),
             reward=self.reward_mode,
             episode=episode,
             auto_forced=self.auto_forced,
             history=self.history,
             action_features=self.action_features,
+            num_threads=self.num_threads,
         )
-        branched._tables = self._tables.take(kept)
-        branched._rounds = Rounds(self.game_rules, branched._tables, episode == "round", False)
-        branched._rounds.seeds = [self._rounds.seeds[row] for row in listed]
-        branched._first_seeds = [self._first_seeds[row] for row in listed]
-        branched._generators = [deepcopy(self._generators[row]) for row in listed]
-        branched._episodes = self._episodes[kept]
+        branched._records = self._records[kept]
+        branched._legal = self._legal[kept]
+        branched._started = True
         return branched, branched._opening_outputs()
 
     def state(self) -> np.ndarray:
         """(num_envs, 302) int8: each table's global state vector, as ``raw_env().state()``."""
-        if self._mask is None:
+        if not self._started:
             raise RuntimeError("call reset() before state()")
-        return self._encoder.state(self._tables)
+        out = np.zeros((self.num_envs, STATE_SIZE), dtype=np.int8)
+        self._run(kernel.states, kernel.states_parallel, self._rows, out)
+        return out
+
+    @property
+    def records(self) -> np.ndarray:
+        """The table records (dtype :data:`~allfives_env.vector.table.TABLE`), for compiled code that reads the
+        tables beside the engine (the batched bots): read them, never write them."""
+        return self._records
+
+    @property
+    def config(self) -> np.ndarray:
+        """The one-element :data:`~allfives_env.vector.table.CONFIG` record the kernels read."""
+        return self._config
+
+    def seat_views(self, rows: Sequence[int] | np.ndarray) -> list[SeatView]:
+        """The core's :class:`~allfives_env.core.SeatView` of the seat to act at each listed table.
+
+        For agents that are not compiled: a view holds only what the seat may
+        know. It is built in Python (the layout from the round's moves), so it
+        is for the few tables such agents play, not for every step of every table.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before seat_views()")
+        rules = self.game_rules
+        views = []
+        for row in self._table_rows(rows, distinct=False).tolist():
+            t = self._records[row]
+            layout = Layout()
+            codes = tuple(int(code) for code in t["moves"][: t["move_count"]])
+            for code in codes:
+                if code & 127 < DRAW:
+                    layout.place((code & 127) >> 2, code & 3)
+            seat = int(t["to_act"])
+            legal = np.flatnonzero(self._mask_of(row)).tolist()
+            scores = tuple(int(x) if float(x).is_integer() else float(x) for x in t["scores"][: rules.num_sides])
+            views.append(
+                SeatView(
+                    seat,
+                    rules,
+                    int(t["hands"][seat]),
+                    tuple(int(h).bit_count() for h in t["hands"][: rules.num_players]),
+                    rules.boneyard_size - int(t["bone_pos"]),
+                    layout,
+                    tuple(int(x) for x in t["lacks"][: rules.num_players]),
+                    scores,
+                    int(t["round_index"]),
+                    seat,
+                    int(t["drawn"]),
+                    tuple(legal),
+                    codes,
+                    int(t["leader"]),
+                    int(t["required_lead"]) if t["lead"] < 0 else -1,
+                )
+            )
+        return views
+
+    def _mask_of(self, row: int) -> np.ndarray:
+        outputs = self._blank_outputs(1, filled=True)
+        kernel.outputs(self._records, self._config, self._legal, np.array([row]), *outputs[:4])
+        return outputs[2][0]
+
+    @property
+    def _tables(self) -> _Fields:
+        """The table records' fields as attributes (``env._tables.scores``), cut to the seats and sides at the
+        table: for tests and debugging."""
+        return _Fields(self._records, self.num_players, self.game_rules.num_sides)
 
     # -- inside -------------------------------------------------------------------------------------
+
+    def _run(self, serial, parallel, *args):
+        """One kernel call over the tables, on ``num_threads`` threads; returns what the kernel returns."""
+        if self.num_threads == 1:
+            return serial(self._records, self._config, self._legal, *args)
+        numba.set_num_threads(self.num_threads)
+        return parallel(self._records, self._config, self._legal, *args)
+
+    def _blank_outputs(self, count: int, filled: bool = False) -> tuple:
+        """The arrays a kernel fills: the seat to act, observation, mask, features; rewards, ends, scores, winners.
+
+        The observation and mask come zeroed (the kernels write only the bytes
+        that are set), each pair of them from one allocation; a step writes
+        every row of the rest, other kernels none (``filled``: they hold no
+        rewards, no ends, NaN scores).
+        """
+        sides, n = self.game_rules.num_sides, self.num_players
+        width = self.observation_size
+        codes = np.zeros(count * (width + NUM_ACTIONS), dtype=np.int8)
+        features = (
+            np.zeros((count, NUM_ACTIONS, ACTION_FEATURE_SIZE), dtype=np.int8)
+            if self.action_features
+            else self._no_features
+        )
+        floats = np.empty(count * (n + sides))
+        flags = np.empty(count * (1 + sides), dtype=bool)
+        if filled:
+            floats[: count * n] = 0.0
+            floats[count * n :] = np.nan
+            flags[:] = False
+        return (
+            np.empty(count, dtype=np.intp),
+            codes[: count * width].reshape(count, width),
+            codes[count * width :].reshape(count, NUM_ACTIONS),
+            features,
+            floats[: count * n].reshape(count, n),
+            flags[:count],
+            floats[count * n :].reshape(count, sides),
+            flags[count:].reshape(count, sides),
+        )
+
+    def _step_of(self, outputs: tuple) -> VectorStep:
+        player, observation, mask, features, rewards, terminated, final_scores, winners = outputs
+        return VectorStep(
+            player,
+            observation,
+            mask,
+            rewards,
+            terminated,
+            final_scores,
+            winners,
+            features if self.action_features else None,
+        )
+
+    def _opening_outputs(self) -> VectorStep:
+        """The outputs before any step: zero rewards, nothing terminated."""
+        outputs = self._blank_outputs(self.num_envs, filled=True)
+        self._run(kernel.outputs, kernel.outputs_parallel, self._rows, *outputs[:4])
+        return self._step_of(outputs)
 
     def _table_rows(self, rows, distinct: bool) -> np.ndarray:
         """``rows`` as an array of table indices, or ValueError saying what is allowed."""
@@ -245,126 +385,86 @@ class VectorEnv:
             )
         return array.astype(np.intp)
 
-    def _seeds(self, seed) -> list[int]:
+    def _seeds(self, seed) -> np.ndarray:
+        """(num_envs, 2) uint64: each table's first seed as its low and high 64 bits."""
         b = self.num_envs
+        allowed = "allowed: None, an integer 0..2**128-1 or one per table"
         if seed is None:
-            return [int(s) for s in np.random.default_rng().integers(2**63, size=b)]
+            seeds = np.zeros((b, 2), dtype=np.uint64)
+            seeds[:, 0] = np.random.default_rng().integers(2**63, size=b)
+            return seeds
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            if seed < 0:
-                raise ValueError(
-                    f"seed={seed!r} is not allowed; allowed: None, a non-negative integer or one per table"
-                )
-            return [int(seed) + i for i in range(b)]
-        try:
-            seeds = list(seed)
-        except TypeError:
-            raise ValueError(
-                f"seed={seed!r} is not allowed; allowed: None, a non-negative integer or one per table"
-            ) from None
-        if len(seeds) != b or not all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) and s >= 0 for s in seeds
-        ):
-            raise ValueError(f"seed must hold {b} non-negative integers, one per table; got {seed!r}")
-        return [int(s) for s in seeds]
+            if not 0 <= seed <= MAX_SEED - b + 1:
+                raise ValueError(f"seed={seed!r} is not allowed; {allowed} (seed + num_envs - 1 at most 2**128-1)")
+            listed = range(int(seed), int(seed) + b)
+        else:
+            try:
+                listed = list(seed)
+            except TypeError:
+                raise ValueError(f"seed={seed!r} is not allowed; {allowed}") from None
+            if len(listed) != b or not all(
+                isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) and 0 <= s <= MAX_SEED
+                for s in listed
+            ):
+                raise ValueError(f"seed must hold {b} integers 0..2**128-1, one per table; got {seed!r}")
+        seeds = np.empty((b, 2), dtype=np.uint64)
+        seeds[:, 0] = [int(s) & _LOW64 for s in listed]
+        seeds[:, 1] = [int(s) >> 64 for s in listed]
+        return seeds
 
-    def _check(self, actions) -> np.ndarray:
-        if self._mask is None:
+    def _actions(self, actions, count: int) -> np.ndarray:
+        """``actions`` as an int64 array of ``count`` entries (legality is the step kernel's to check)."""
+        if not self._started:
             raise RuntimeError("call reset() before step()")
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,) or not (
+        array = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        if array.dtype == np.int64 and array.shape == (count,):
+            return array
+        if array.shape != (count,) or not (
             np.issubdtype(array.dtype, np.integer) and not np.issubdtype(array.dtype, np.bool_)
         ):
             raise ValueError(
-                f"actions must be {self.num_envs} integers, one per table; got shape {array.shape}, dtype {array.dtype}"
+                f"actions must be {count} integers, one per table stepped; got shape {array.shape}, dtype {array.dtype}"
             )
-        array = array.astype(np.intp)
-        inside = array.view(np.uintp) < NUM_ACTIONS  # a negative action reads as a huge one
-        if inside.all():  # one flat read of the legal-action rows
-            legal = self._mask.reshape(-1).take(self._tables.rows * NUM_ACTIONS + array) == 1
-        else:
-            legal = self._mask.reshape(-1).take(self._tables.rows * NUM_ACTIONS + np.where(inside, array, 0)) == 1
-            legal &= inside
-        if not legal.all():
-            bad = np.flatnonzero(~legal)
-            shown = "; ".join(
-                f"table {row}: action {array[row]}, legal {np.flatnonzero(self._mask[row]).tolist()}"
-                for row in bad[:5].tolist()
-            )
-            more = f" (and {len(bad) - 5} more tables)" if len(bad) > 5 else ""
-            raise ValueError(f"illegal actions on {len(bad)} tables, nothing was applied: {shown}{more}")
-        return array
+        if np.issubdtype(array.dtype, np.unsignedinteger) and array.size and array.max() > NUM_ACTIONS:
+            array = np.minimum(array, NUM_ACTIONS)  # a huge action is illegal, whatever it is
+        return array.astype(np.int64)
 
-    def _play_forced(self, rows: np.ndarray, finished: Finished, live: np.ndarray) -> None:
-        """Play forced draws and passes until every live table's seat to act has a real choice.
+    def _refuse(self, actions: np.ndarray, rows: np.ndarray) -> None:
+        """The ValueError for illegal actions on tables ``rows``: the first tables' actions and their legal ones."""
+        masks = self._opening_outputs().action_mask[rows]
+        legal = masks[np.arange(len(rows)), np.clip(actions, 0, NUM_ACTIONS - 1)] == 1
+        legal &= (actions >= 0) & (actions < NUM_ACTIONS)
+        bad = np.flatnonzero(~legal)
+        shown = "; ".join(
+            f"table {rows[k]}: action {actions[k]}, legal {np.flatnonzero(masks[k]).tolist()}" for k in bad[:5].tolist()
+        )
+        more = f" (and {len(bad) - 5} more tables)" if len(bad) > 5 else ""
+        raise ValueError(f"illegal actions on {len(bad)} tables, nothing was applied: {shown}{more}")
 
-        A table whose round ended waits for its next deal (a lead, never forced) and is no longer live.
-        """
-        t = self._tables
-        while rows.size:
-            mask = t.legal_mask(rows=rows)
-            forced = ((mask[:, DRAW] | mask[:, PASS]) == 1) & live[rows]
-            rows = rows[forced]
-            if not rows.size:
-                return
-            count, waiting = len(finished.rows), len(self._rounds.pending_rows)
-            self._rounds.end(t.apply(rows, np.where(mask[forced, DRAW] == 1, DRAW, PASS)), finished)
-            live[finished.rows[count:]] = False  # over, or waiting for the next round's deal
-            live[self._rounds.pending_rows[waiting:]] = False
+    # -- records ------------------------------------------------------------------------------------
 
-    def _points(self, before: np.ndarray) -> np.ndarray:
-        """Own side's gain minus the mean of the other sides' gains, over the target (zero-sum), as raw_env."""
+    def _keep_logs(self, rows: np.ndarray, logs: np.ndarray, terminated: np.ndarray) -> None:
+        """Add each round that ended to its table's log; write the record of each episode that ended (``logs`` and
+        ``terminated``: one entry per table of ``rows``)."""
         rules = self.game_rules
-        gains = self._tables.scores - before
-        total = gains.sum(axis=1, keepdims=True)
-        seat_gain = gains[:, np.array(rules.side_of)]
-        return (seat_gain - (total - seat_gain) / (rules.num_sides - 1)) / rules.target
-
-    def _restart(self, rows: list[int]) -> None:
-        seeds = []
-        for row in rows:
-            generator = self._generators[row]
-            if generator is None:
-                generator = self._generators[row] = np.random.default_rng(self._first_seeds[row])
-            seeds.append(int(generator.integers(2**63)))
-        self._episodes[rows] += 1
-        self._rounds.start_matches(rows, seeds)
-
-    def _opening_outputs(self) -> VectorStep:
-        """The outputs before any step: zero rewards, nothing terminated."""
-        b, sides = self.num_envs, self.game_rules.num_sides
-        return self._outputs(
-            np.zeros((b, self.num_players)),
-            np.zeros(b, dtype=bool),
-            np.full((b, sides), np.nan),
-            np.zeros((b, sides), dtype=bool),
-        )
-
-    def _outputs(self, rewards, terminated, final_scores, winners) -> VectorStep:
-        t = self._tables
-        t.refresh_need()
-        self._mask = t.legal_mask()  # kept to check the next actions; the caller gets a copy
-        mask = self._mask.copy()
-        features = action_features(t, mask) if self.action_features else None
-        return VectorStep(
-            t.to_act.copy(),
-            self._encoder.observation(t, self.history),
-            mask,
-            rewards,
-            terminated,
-            final_scores,
-            winners,
-            features,
-        )
-
-    def _write_records(self, finished: Finished) -> None:
-        os.makedirs(self.record_dir, exist_ok=True)
-        for row, log in zip(finished.rows, finished.logs, strict=True):
-            name = f"allfives-{log.seed}-table{row:05d}-{int(self._episodes[row]) + 1:06d}.json"
+        n, size = rules.num_players, rules.hand_size
+        for k in np.flatnonzero(logs["ended"]).tolist():
+            log, row = logs[k], int(rows[k])
+            tiles = log["deal"].tolist()
+            deal = Deal(tuple(tuple(tiles[s * size : (s + 1) * size]) for s in range(n)), tuple(tiles[n * size :]),
+                        int(log["leader"]))  # fmt: skip
+            moves = tuple(divmod(code, 128) for code in log["moves"][: log["move_count"]].tolist())
+            self._logs[row].append((deal, moves))
+        if np.any(terminated):
+            os.makedirs(self.record_dir, exist_ok=True)
+        for row in rows[terminated].tolist():
+            episode = int(self._records[row]["episode"])  # already counts the episode that ended
+            first = int(self._records[row]["first_seed"][0]) | int(self._records[row]["first_seed"][1]) << 64
+            seed = first if episode == 1 else next_match_seed(first, episode - 1)
+            name = f"allfives-{seed}-table{row:05d}-{episode:06d}.json"
+            rounds = [{**deal.to_json(), "actions": move_texts(moves)} for deal, moves in self._logs[row]]
+            record = {"format": FORMAT, **rules.as_dict(), "seed": seed, "rounds": rounds}
             with open(os.path.join(self.record_dir, name), "w", encoding="utf-8") as f:
-                json.dump(self._record_of(log), f, indent=1)
+                json.dump(record, f, indent=1)
                 f.write("\n")
-
-    def _record_of(self, log: MatchLog) -> dict:
-        """A finished match's ``allfives-record/1`` record, as the core's ``to_record`` writes it."""
-        rounds = [{**deal.to_json(), "actions": move_texts(moves)} for deal, moves in log.rounds]
-        return {"format": FORMAT, **self.game_rules.as_dict(), "seed": log.seed, "rounds": rounds}
+            self._logs[row] = []
