@@ -1,270 +1,264 @@
-"""The search's play-outs on plain integers: the rest of one round, without a ``State``.
+"""The search's play-outs, compiled: a batch of rounds played to their end in one call.
 
-A search decision plays a few hundred rounds to their end, and through
-``State.apply`` every placement works out the legal actions again, logs the
-move and keeps the lacks: bookkeeping a play-out never reads. Here the rest
-of the round is played on local variables (four end values, four end
-counts, the spinner, the hands as masks), under the same rollout policies as
-:func:`agents.search.play_out`. The hand awards are asked of the core
-(``domino_award``, ``block_award``), once per distinct set of remainders.
+A search decision plays every candidate action on each of many deals of
+the hidden tiles, then the rest of the round under a fast rollout policy.
+Here the whole batch (deals x candidates) is one compiled call on table
+records of the batched engine (:mod:`allfives_env.vector.table`), stepped
+by the engine's own compiled rules (:func:`allfives_env.vector.rules.apply`),
+so the placement rule, the awards and the target are the core's, decided
+once. Only the rollout policies live here, written as the search's
+reference versions in :mod:`agents.search` are:
 
-It is a second copy of the placement rule, so ``tests/test_rollout.py`` holds
-every move, score and winner of it to the core's play-out, at every table.
+- ``guarded``: most points now minus the best answer the next seat could
+  make with its hand, then the heaviest tile, then the lowest action id;
+- ``greedy``: most points now, then the heaviest tile, then the lowest id.
+
+``tests/test_rollout.py`` holds every move, score and winner of these
+play-outs to the core's :func:`agents.search.play_out`, at every table.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from allfives_env.core import DRAW, PASS, PIPS, State
+import numpy as np
+
+from allfives_env.core import SeatView, State
 from allfives_env.core.rules import Rules
-from allfives_env.core.scoring import END_TOTAL_LIMIT, POINTS_FOR_TOTAL, block_award, domino_award, placement_points
-from allfives_env.core.tiles import END_COUNT, IS_DOUBLE, NUM_VALUES, OTHER_HALF, SUIT_MASK, mask_to_tiles
+from allfives_env.vector.jit import jit, lowest_bit
+from allfives_env.vector.layout import covered_total, place, playable
+from allfives_env.vector.lookup import COUNT_ON, DRAW, PASS, POINTS, SUIT, TILE_PIPS
+from allfives_env.vector.rules import CONTINUE, MATCH_OVER, apply, ends_of, match_winners
+from allfives_env.vector.table import TABLE, make_config
+
+WIN_BONUS = 100.0  # outcome value of winning the match inside a rollout, in points (agents.search re-exports it)
 
 
-def _replies(v: int, covered: int) -> tuple[tuple[int, int], ...]:
-    """(points, mask of the tiles scoring them) on an end showing ``v`` while the other ends add up to ``covered``."""
-    by_points: dict[int, int] = {}
-    for t in mask_to_tiles(SUIT_MASK[v]):
-        points = placement_points(covered + END_COUNT[t][v])
-        if points:
-            by_points[points] = by_points.get(points, 0) | 1 << t
-    return tuple(sorted(by_points.items(), reverse=True))
-
-
-#: SUITS[v]: the tiles showing value v, and SUITS[-1] (a closed end) none.
-SUITS = (*SUIT_MASK, 0)
-#: REPLIES[v][covered]: ``_replies(v, covered)``, most points first, so the first tile held is the best reply.
-REPLIES = tuple(tuple(_replies(v, covered) for covered in range(END_TOTAL_LIMIT)) for v in range(NUM_VALUES))
-
-
-def play_round(state: State, guarded: bool = True, log: list[int] | None = None) -> tuple[list, tuple[int, ...]]:
-    """The scores and the winning sides once ``state``'s round is played out under the rollout policy.
-
-    ``state`` is left as it was; it must be past the lead. Play stops where
-    the round ends or a side reaches the target, as a state built with
-    ``round_limit=1`` does. ``log``, if given, receives each move as the
-    core logs it (``seat * 128 + action``).
-    """
-    if state.finished:
-        return state.scores[:], state.winners
-    layout = state.layout
-    if layout.lead < 0:
-        raise ValueError("a play-out starts after the lead; allowed: a state whose layout holds a tile")
-    rules = state.rules
-    n = rules.num_players
-    side_of = rules.side_of
-    target = rules.target
-    hands = state.hands[:]
-    scores = state.scores[:]
-    boneyard, drawn_so_far, bone_count = state.boneyard, state.bone_pos, len(state.boneyard)
-    values, counts = layout.values[:], layout.counts[:]
-    spinner, spinner_ends = layout.spinner, layout.spinner_ends
-    seat, drawn = state.to_act, state.drawn
-    playable = SUITS[values[0]] | SUITS[values[1]] | SUITS[values[2]] | SUITS[values[3]]
-    while True:
-        fit = 1 << drawn if drawn >= 0 else hands[seat] & playable
-        if not fit:
-            if drawn_so_far == bone_count:
-                if log is not None:
-                    log.append(seat * 128 + PASS)
-                seat = (seat + 1) % n
-                continue
-            if log is not None:
-                log.append(seat * 128 + DRAW)
-            tile = boneyard[drawn_so_far]
-            drawn_so_far += 1
-            hands[seat] |= 1 << tile
-            if playable >> tile & 1:
-                drawn = tile
-            elif drawn_so_far == bone_count and not _held(hands) & playable:
-                return _end_round(scores, _block_gains(rules, _seat_pips(hands)), target)
-            continue
-        if guarded:
-            action = _guarded(values, counts, spinner, spinner_ends, fit, hands[(seat + 1) % n])
-        else:
-            action = _greedy(values, counts, spinner, spinner_ends, fit)
-        if log is not None:
-            log.append(seat * 128 + action)
-        tile, slot = action >> 2, action & 3
-        hands[seat] &= ~(1 << tile)
-        drawn = -1
-        # The core's Layout.place, on the local ends. Written out here and in _answer_after, as the covered total
-        # is in _guarded and _answer_after: folding them into shared helpers cost 6% of the guided search's time.
-        value = values[slot]
-        counts[slot] = END_COUNT[tile][value]
-        bit = 1 << slot
-        if spinner_ends & bit:
-            spinner_ends ^= bit
-            if spinner_ends:
-                counts[spinner_ends.bit_length() - 1] = 2 * spinner
-            else:
-                values[2] = values[3] = spinner
-        outer = OTHER_HALF[tile][value]
-        if IS_DOUBLE[tile] and spinner < 0:
-            spinner, spinner_ends = outer, bit
-        values[slot] = outer
-        points = POINTS_FOR_TOTAL[counts[0] + counts[1] + counts[2] + counts[3]]
-        if points:
-            side = side_of[seat]
-            scores[side] += points
-            if scores[side] >= target:
-                return scores, _winners(scores, target)
-        if not hands[seat]:
-            return _end_round(scores, _domino_gains(rules, seat, _seat_pips(hands)), target)
-        playable = SUITS[values[0]] | SUITS[values[1]] | SUITS[values[2]] | SUITS[values[3]]
-        if drawn_so_far == bone_count and not _held(hands) & playable:
-            return _end_round(scores, _block_gains(rules, _seat_pips(hands)), target)
-        seat = (seat + 1) % n
-
-
-def _covered(counts: list[int], spinner: int, spinner_ends: int, slot: int) -> int:
-    """``Layout.covered_total``: what the other ends add up to once a tile covers ``slot``."""
-    total = counts[0] + counts[1] + counts[2] + counts[3] - counts[slot]
-    rest = spinner_ends & ~(1 << slot)
-    if rest and rest != spinner_ends:
-        total += 2 * spinner - counts[rest.bit_length() - 1]
-    return total
-
-
-def _greedy(values, counts, spinner, spinner_ends, fit) -> int:
-    """``search.best_placement``: most points now, then the heaviest tile, then the lowest action id."""
-    best, best_key = -1, -1
+@jit
+def best_answer(ends, hand):
+    """The most points one placement of a tile in ``hand`` scores on ``ends`` (0 if none scores)."""
+    best = 0
     for slot in range(4):
-        v = values[slot]
-        if v < 0:
-            continue
-        tiles = fit & SUIT_MASK[v]
+        v = ends.values[slot]
+        tiles = hand & SUIT[v + 1]
         if not tiles:
             continue
-        covered = _covered(counts, spinner, spinner_ends, slot)
+        covered = covered_total(ends, slot)
         while tiles:
-            low = tiles & -tiles
-            tiles ^= low
-            tile = low.bit_length() - 1
+            tile = lowest_bit(tiles)
+            tiles &= tiles - 1
+            best = max(best, POINTS[covered + COUNT_ON[tile, v]])
+    return best
+
+
+@jit
+def greedy_action(ends, fit):
+    """Most points now, then the heaviest tile, then the lowest action id."""
+    best, best_key = -1, -1
+    for slot in range(4):
+        v = ends.values[slot]
+        tiles = fit & SUIT[v + 1]
+        if not tiles:
+            continue
+        covered = covered_total(ends, slot)
+        while tiles:
+            tile = lowest_bit(tiles)
+            tiles &= tiles - 1
             action = tile * 4 + slot
-            key = PIPS[tile] + POINTS_FOR_TOTAL[covered + END_COUNT[tile][v]] * 64
+            key = TILE_PIPS[tile] + POINTS[covered + COUNT_ON[tile, v]] * 64
             if key > best_key or key == best_key and action < best:
                 best, best_key = action, key
     return best
 
 
-def _guarded(values, counts, spinner, spinner_ends, fit, reply_hand) -> int:
-    """``search.guarded_placement``: points now minus the next seat's best answer, then pips, then the lowest id.
+@jit
+def guarded_action(ends, fit, reply_hand):
+    """Points now minus the next seat's best answer (x64), plus the tile's pips; ties to the lowest action id.
 
-    Each placement is ranked by one integer, its ceiling (the key it would
-    have if the next seat could not answer) then the lower action id, and the
-    answers are worked out from the top until no ceiling left can win.
+    A placement's key is at most its *ceiling* (the key with no answer), so
+    the answer is worked out only for placements whose ceiling could still
+    beat the best key found: the same choice as trying them all.
     """
-    if not fit & (fit - 1):  # one tile: often it fits one end only
-        tile = fit.bit_length() - 1
-        slots = [slot for slot in range(4) if values[slot] >= 0 and OTHER_HALF[tile][values[slot]] >= 0]
-        if len(slots) == 1:
-            return tile * 4 + slots[0]
-    total = counts[0] + counts[1] + counts[2] + counts[3]
-    ranked = []
+    best, best_key = -1, -(1 << 30)
     for slot in range(4):
-        v = values[slot]
-        if v < 0:
-            continue
-        tiles = fit & SUIT_MASK[v]
+        v = ends.values[slot]
+        tiles = fit & SUIT[v + 1]
         if not tiles:
             continue
-        covered = total - counts[slot]
-        if spinner_ends:
-            rest = spinner_ends & ~(1 << slot)
-            if rest and rest != spinner_ends:
-                covered += 2 * spinner - counts[rest.bit_length() - 1]
+        covered = covered_total(ends, slot)
         while tiles:
-            low = tiles & -tiles
-            tiles ^= low
-            tile = low.bit_length() - 1
-            ceiling = POINTS_FOR_TOTAL[covered + END_COUNT[tile][v]] * 64 + PIPS[tile]
-            ranked.append(ceiling << 7 | 127 - (tile * 4 + slot))
-    if len(ranked) == 1:
-        return 127 - (ranked[0] & 127)
-    ranked.sort(reverse=True)
-    best, best_key = -1, None
-    for rank in ranked:
-        ceiling, action = rank >> 7, 127 - (rank & 127)
-        if best_key is not None and (ceiling < best_key or ceiling == best_key and action > best):
-            break
-        tile = action >> 2
-        answer = _answer_after(values, counts, spinner, spinner_ends, tile, action & 3, reply_hand) if reply_hand else 0
-        key = ceiling - answer * 64
-        if best_key is None or key > best_key or key == best_key and action < best:
-            best, best_key = action, key
+            tile = lowest_bit(tiles)
+            tiles &= tiles - 1
+            action = tile * 4 + slot
+            ceiling = POINTS[covered + COUNT_ON[tile, v]] * 64 + TILE_PIPS[tile]
+            if ceiling < best_key or ceiling == best_key and action > best:
+                continue
+            key = ceiling - 64 * best_answer(place(ends, tile, slot), reply_hand) if reply_hand else ceiling
+            if key > best_key or key == best_key and action < best:
+                best, best_key = action, key
     return best
 
 
-def _answer_after(values, counts, spinner, spinner_ends, tile, slot, hand) -> int:
-    """``search.best_answer`` on the ends ``tile`` at ``slot`` would leave: the most one placement from ``hand`` scores."""
-    value = values[slot]
-    values, counts = values[:], counts[:]
-    counts[slot] = END_COUNT[tile][value]
-    bit = 1 << slot
-    if spinner_ends & bit:
-        spinner_ends ^= bit
-        if spinner_ends:
-            counts[spinner_ends.bit_length() - 1] = 2 * spinner
-        else:
-            values[2] = values[3] = spinner
-    outer = OTHER_HALF[tile][value]
-    if IS_DOUBLE[tile] and spinner < 0:
-        spinner, spinner_ends = outer, bit
-    values[slot] = outer
-    best = 0
-    total = counts[0] + counts[1] + counts[2] + counts[3]
-    for end in range(4):
-        v = values[end]
-        if not hand & SUITS[v]:
-            continue
-        covered = total - counts[end]
-        if spinner_ends:
-            rest = spinner_ends & ~(1 << end)
-            if rest and rest != spinner_ends:
-                covered += 2 * spinner - counts[rest.bit_length() - 1]
-        for points, tiles in REPLIES[v][covered]:
-            if points <= best:
-                break
-            if hand & tiles:
-                best = points
-                break
-    return best
+@jit
+def rollout_action(t, c, guarded):
+    """The rollout policy's action for the seat to act (every seat's tiles known): a placement, or draw / pass."""
+    seat = t.to_act
+    ends = ends_of(t)
+    fit = 1 << t.drawn if t.drawn >= 0 else t.hands[seat] & playable(ends)
+    if not fit:
+        return DRAW if t.bone_pos < c.bone_size else PASS
+    if guarded:
+        return guarded_action(ends, fit, t.hands[c.seat_from[seat, 1]])
+    return greedy_action(ends, fit)
 
 
-def _held(hands: list[int]) -> int:
-    held = 0
-    for hand in hands:
-        held |= hand
-    return held
+@jit
+def play_round(t, c, action, guarded, log):
+    """Take ``action`` on table ``t``, then play the round out under the rollout policy.
+
+    Stops where the round ends or a side reaches the target; returns the
+    bits of the sides that won the match (0 unless the target was reached).
+    ``log`` (an int16 array, or one of length 0) receives the moves after
+    ``action``, as the core logs them, for the tests.
+    """
+    event = apply(t, c, action)
+    logged = 0
+    while event == CONTINUE:
+        step = rollout_action(t, c, guarded)
+        if logged < log.shape[0]:
+            log[logged] = t.to_act * 128 + step
+            logged += 1
+        event = apply(t, c, step)
+    return match_winners(t, c) if event == MATCH_OVER else 0
 
 
-def _seat_pips(hands: list[int]) -> tuple[int, ...]:
-    return tuple([sum([PIPS[t] for t in mask_to_tiles(hand)]) for hand in hands])
+@jit
+def outcome(t, c, side, root_scores, won):
+    """``side``'s gain since the root minus the opponents' mean gain, plus or minus ``WIN_BONUS`` for the match."""
+    sides = c.num_sides
+    total = 0.0
+    for s in range(sides):
+        total += t.scores[s] - root_scores[s]
+    gain = t.scores[side] - root_scores[side]
+    value = gain - (total - gain) / (sides - 1)
+    if won:
+        winners = 0
+        for s in range(sides):
+            winners += won >> s & 1
+        value += WIN_BONUS / winners if won >> side & 1 else -WIN_BONUS
+    return value
 
 
-@lru_cache(maxsize=4096)
-def _domino_gains(rules: Rules, seat: int, seat_pips: tuple[int, ...]) -> tuple:
-    return domino_award(rules, seat, list(seat_pips)).gains
+@jit
+def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded, scratch, totals):
+    """Add ``weights[d] * value`` of each action on each deal ``d`` to ``totals``, deal by deal in order."""
+    c = config[0]
+    base = c.num_players * c.hand_size + root[0].bone_pos
+    none = np.zeros(0, np.int16)
+    for d in range(hands.shape[0]):
+        for i in range(actions.shape[0]):
+            scratch[0] = root[0]
+            t = scratch[0]
+            for seat in range(c.num_players):
+                t.hands[seat] = hands[d, seat]
+            for k in range(c.bone_size - t.bone_pos):
+                t.deal[base + k] = boneyards[d, k]
+            won = play_round(t, c, actions[i], guarded, none)
+            totals[i] += weights[d] * outcome(t, c, side, root[0].scores, won)
 
 
-@lru_cache(maxsize=4096)
-def _block_gains(rules: Rules, seat_pips: tuple[int, ...]) -> tuple:
-    return block_award(rules, list(seat_pips)).gains
+@jit
+def _table_values(tables, config, rows, actions, guarded, scratch, values):
+    """``values[j]``: the seat to act's outcome of ``actions[j]`` on table ``rows[j]`` as it truly lies."""
+    c = config[0]
+    none = np.zeros(0, np.int16)
+    for j in range(rows.shape[0]):
+        root = tables[rows[j]]
+        scratch[0] = root
+        t = scratch[0]
+        won = play_round(t, c, actions[j], guarded, none)
+        values[j] = outcome(t, c, c.side_of[root.to_act], root.scores, won)
 
 
-def _end_round(scores: list, gains: tuple, target: int) -> tuple[list, tuple[int, ...]]:
-    for side, gain in enumerate(gains):
-        if gain:
-            scores[side] += gain
-    return scores, _winners(scores, target)
+@jit
+def _logged_round(root, config, action, guarded, log):
+    scratch = root.copy()
+    won = play_round(scratch[0], config[0], action, guarded, log)
+    return won, scratch
 
 
-def _winners(scores: list, target: int) -> tuple[int, ...]:
-    """The core's rule: of the sides at or past the target, those with the most points (none if none got there)."""
-    reached = [score for score in scores if score >= target]
-    if not reached:
-        return ()
-    best = max(reached)
-    return tuple(side for side, score in enumerate(scores) if score == best)
+# -- from Python --------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def config_of(rules: Rules) -> np.ndarray:
+    """The kernels' rule configuration for ``rules``."""
+    return make_config(rules)
+
+
+def root_of(view: SeatView) -> np.ndarray:
+    """A one-table record of what ``view`` shows; the hands and the boneyard are filled per deal."""
+    root = np.zeros(1, TABLE)
+    t = root[0]
+    layout = view.layout
+    t["values"] = layout.values
+    t["counts"] = layout.counts
+    t["spinner"] = layout.spinner
+    t["spinner_ends"] = layout.spinner_ends
+    t["played"] = layout.played
+    t["lead"] = layout.lead
+    t["required_lead"] = view.required_lead
+    t["to_act"] = view.to_act
+    t["drawn"] = view.drawn
+    t["bone_pos"] = view.rules.boneyard_size - view.boneyard_left
+    t["scores"][: view.rules.num_sides] = view.scores
+    t["hands"][view.seat] = view.hand
+    return root
+
+
+def add_deal_values(
+    totals: np.ndarray,
+    view: SeatView,
+    deals: list[tuple[list[int], tuple[int, ...]]],
+    weights: list[float],
+    actions: list[int],
+    guarded: bool,
+) -> None:
+    """Add to ``totals[i]`` each deal's ``weight * outcome`` of ``actions[i]`` for the view's side, deal by deal in
+    order (so that batches of deals sum exactly as one loop over them would): one compiled call."""
+    rules = view.rules
+    hands = np.array([deal_hands + [0] * (4 - len(deal_hands)) for deal_hands, _ in deals], dtype=np.int32)
+    boneyards = np.zeros((len(deals), max(1, rules.boneyard_size)), dtype=np.int8)
+    if view.boneyard_left:
+        boneyards[:, : view.boneyard_left] = [boneyard for _, boneyard in deals]
+    _deal_totals(root_of(view), config_of(rules), hands, boneyards, np.asarray(weights, dtype=np.float64),
+                 np.asarray(actions, dtype=np.int64), rules.side_of[view.seat], guarded, np.zeros(1, TABLE), totals)  # fmt: skip
+
+
+def state_record(state: State) -> np.ndarray:
+    """A one-table record of a core state, every hand and the boneyard as they truly lie."""
+    root = root_of(state.view(state.to_act))
+    t = root[0]
+    t["hands"][: state.rules.num_players] = state.hands
+    left = state.boneyard[state.bone_pos :]  # a state built from a view holds only the tiles left
+    start = state.rules.num_players * state.rules.hand_size + int(t["bone_pos"])
+    t["deal"][start : start + len(left)] = left
+    return root
+
+
+def table_values(
+    tables: np.ndarray, config: np.ndarray, rows: np.ndarray, actions: np.ndarray, guarded: bool = True
+) -> np.ndarray:
+    """Each (table, action) pair's play-out value for the table's seat to act, on the true deal."""
+    values = np.empty(len(rows))
+    _table_values(tables, config, np.asarray(rows, dtype=np.intp), np.asarray(actions, dtype=np.int64), guarded,
+                  np.zeros(1, TABLE), values)  # fmt: skip
+    return values
+
+
+def logged_play_out(state: State, action: int, guarded: bool = True) -> tuple[list[int], list[float], int]:
+    """The moves after ``action``, the final scores and the winning sides' bits of one play-out (for the tests)."""
+    log = np.full(256, -1, dtype=np.int16)
+    won, after = _logged_round(state_record(state), config_of(state.rules), action, guarded, log)
+    moves = [int(m) for m in log if m >= 0]
+    return moves, after[0]["scores"][: state.rules.num_sides].tolist(), int(won)

@@ -10,8 +10,9 @@ outcome is played. An outcome is the own side's points gained over the rest
 of the round (hand award included) minus the opponents' mean gain, plus
 ``WIN_BONUS`` if the match is won in the rollout (minus it if lost).
 
-The rest of the round after a candidate is played by :func:`agents.rollout.play_round`,
-on plain integers, move for move as :func:`play_out` plays it on the core's state.
+The rest of the round after a candidate is played by the compiled play-outs of
+:mod:`agents.rollout`, a whole batch of deals and candidates in one call, move
+for move as :func:`play_out` plays it on the core's state.
 
 Rollout policies (every seat plays the same one, with all tiles of the deal known):
 - ``guarded`` (default): most points now minus the best answer the next seat
@@ -34,6 +35,8 @@ import math
 import random
 import time
 
+import numpy as np
+
 from allfives_env.core import DRAW, PASS, PIPS, SeatView, State
 from allfives_env.core.layout import Layout
 from allfives_env.core.scoring import POINTS_FOR_TOTAL, zero_sum_gain
@@ -42,12 +45,12 @@ from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
 from .base import Agent
 from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
 from .inference import PlayModel
-from .rollout import play_round
+from .rollout import WIN_BONUS, add_deal_values, config_of, state_record, table_values
 
 DEFAULT_SIMULATIONS = 240
 ROLLOUTS = ("guarded", "greedy")
-WIN_BONUS = 100.0  # outcome value of winning the match inside a rollout, in points
 SAMPLE_TRIES = 50  # random fills tried before the exact (matching) fill
+TIMED_BATCH = 8  # deals played per compiled call under a time limit, between looks at the clock
 
 
 class SamplingError(ValueError):
@@ -225,8 +228,8 @@ def play_out(state: State, guarded: bool = True) -> None:
 
     Every seat uses the same policy with every tile of the deal known; the
     core decides the rest (forced draws, passes, blocks, awards, the target).
-    The search plays the same moves faster with :func:`agents.rollout.play_round`;
-    this is the reference it is tested against.
+    The search plays the same moves compiled (:mod:`agents.rollout`); this is
+    the reference they are tested against.
     """
     n = state.rules.num_players
     while not state.finished:
@@ -253,17 +256,6 @@ def outcome_of(scores: list, winners: tuple[int, ...], side: int, root_scores: t
     return value
 
 
-def deal_values(root: State, actions: list[int], side: int, root_scores, guarded: bool = True) -> list[float]:
-    """Each action's :func:`outcome_of` for ``side`` on the one deal ``root`` holds: play it, then the round out."""
-    values = []
-    for action in actions:
-        play = root.clone()
-        play.apply(action)
-        scores, winners = play_round(play, guarded)
-        values.append(outcome_of(scores, winners, side, root_scores))
-    return values
-
-
 def playout_values(state: State, actions: list[int] | None = None, guarded: bool = True) -> list[float]:
     """The seat to act's outcome of each legal action (default: all, in id order) on ``state``'s own deal.
 
@@ -273,11 +265,9 @@ def playout_values(state: State, actions: list[int] | None = None, guarded: bool
     these values learns what the search would find with unlimited deals, at
     the cost of one play-out per action (the trainer's ``playouts`` warm start).
     """
-    seat = state.to_act
-    view = state.view(seat)
-    legal = sorted(view.legal) if actions is None else actions
-    root = State.from_view(view, list(state.hands), state.boneyard[state.bone_pos :], round_limit=1)
-    return deal_values(root, legal, view.rules.side_of[seat], view.scores, guarded)
+    legal = state.legal_actions() if actions is None else list(actions)
+    records = np.repeat(state_record(state), len(legal))
+    return table_values(records, config_of(state.rules), np.arange(len(legal)), legal, guarded).tolist()
 
 
 class SearchAgent(Agent):
@@ -323,8 +313,7 @@ class SearchAgent(Agent):
     def evaluate(self, view: SeatView, actions: list[int] | None = None) -> list[float]:
         """Mean rollout outcome of each of ``actions`` (default ``view.legal``), in that order, on the same deals."""
         legal = view.legal if actions is None else actions
-        side = view.rules.side_of[view.seat]
-        totals = [0.0] * len(legal)
+        totals = np.zeros(len(legal))
         model = PlayModel(view, self.inference) if self.inference else None
         weights = 0.0
         deals = max(1, self.budget(view) // len(legal))
@@ -332,11 +321,10 @@ class SearchAgent(Agent):
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while done < deals if deadline is None else done == 0 or time.perf_counter() < deadline:
-            hands, boneyard = sample_hidden(view, self.rng)
-            weight = model.weight(hands) if model else 1.0
-            root = State.from_view(view, hands, boneyard, round_limit=1)
-            for i, value in enumerate(deal_values(root, legal, side, view.scores, guarded)):
-                totals[i] += weight * value
-            weights += weight
-            done += 1
-        return [total / weights for total in totals]
+            batch = [sample_hidden(view, self.rng) for _ in range(deals - done if deadline is None else TIMED_BATCH)]
+            batch_weights = [model.weight(hands) if model else 1.0 for hands, _ in batch]
+            add_deal_values(totals, view, batch, batch_weights, legal, guarded)
+            for weight in batch_weights:
+                weights += weight
+            done += len(batch)
+        return [float(total) / weights for total in totals.tolist()]

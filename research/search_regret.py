@@ -20,11 +20,13 @@ import argparse
 import random
 import statistics
 
+import numpy as np
+
 from agents.guided_search import DEFAULT_MIN_PRIOR, GuidedSearchAgent
 from agents.positions import heuristic_positions
-from agents.rollout import play_round
-from agents.search import outcome_of, sample_hidden
-from allfives_env.core import SeatView, State
+from agents.rollout import add_deal_values
+from agents.search import sample_hidden
+from allfives_env.core import SeatView
 from allfives_env.help_text import plain_help
 
 #: (rollouts a decision, candidates kept as the bot keeps them; None: every one in the table).
@@ -33,17 +35,11 @@ SETTINGS = [(240, 3), (380, 3), (760, 2), (760, 3), (760, 4), (760, 5), (760, 6)
 
 def rollout_table(view: SeatView, actions: list[int], deals: int, rng: random.Random) -> list[list[float]]:
     """One row per sampled deal: the rollout outcome of each action from it."""
-    side = view.rules.side_of[view.seat]
     rows = []
     for _ in range(deals):
-        hands, boneyard = sample_hidden(view, rng)
-        root = State.from_view(view, hands, boneyard, round_limit=1)
-        row = []
-        for action in actions:
-            play = root.clone()
-            play.apply(action)
-            row.append(outcome_of(*play_round(play), side, view.scores))
-        rows.append(row)
+        values = np.zeros(len(actions))
+        add_deal_values(values, view, [sample_hidden(view, rng)], [1.0], actions, guarded=True)
+        rows.append(values.tolist())
     return rows
 
 

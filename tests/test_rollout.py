@@ -1,4 +1,12 @@
-"""The search's play-outs on plain integers (agents.rollout) against the core's play-out, move for move."""
+"""The search's compiled play-outs (agents.rollout) against the core's play-out, move for move, and the search's
+choices against the search as it was written on the core.
+
+``reference_evaluate`` is the search's evaluation written on the core alone:
+the deals from ``sample_hidden`` on the same generator, each candidate
+applied to a core ``State`` and played out by ``play_out``. The compiled
+search must give the same values to the last bit, so it makes the same
+choices on the same seeds.
+"""
 
 from __future__ import annotations
 
@@ -7,44 +15,39 @@ import random
 import pytest
 from test_bots import CONFIGS, positions
 
-from agents.rollout import REPLIES, play_round
-from agents.search import outcome, outcome_of, play_out, playout_values, sample_hidden
-from allfives_env.core import State, make_rules
-from allfives_env.core.scoring import END_TOTAL_LIMIT, placement_points
-from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
+from agents.guided_search import GuidedSearchAgent
+from agents.inference import PlayModel
+from agents.rollout import logged_play_out
+from agents.search import SearchAgent, outcome, play_out, playout_values, sample_hidden
+from allfives_env.core import State
 
 
 def searched_states(config: dict, seeds: range, target: int | None, every: float = 0.3):
-    """States as the search plays them out: a sampled deal of a view's hidden tiles, one legal action taken."""
+    """(state, action) as the search plays them out: a sampled deal of a view's hidden tiles, a legal action."""
     rng = random.Random(7)
     for _, view in positions(config, seeds, target=target):
         if rng.random() > every:
             continue
         hands, boneyard = sample_hidden(view, rng)
-        state = State.from_view(view, hands, boneyard, round_limit=1)
-        state.apply(rng.choice(view.legal))
-        yield state
+        yield State.from_view(view, hands, boneyard, round_limit=1), rng.choice(view.legal)
 
 
 @pytest.mark.parametrize("guarded", [True, False])
 @pytest.mark.parametrize("target", [None, 60])  # a low target ends many play-outs in the middle of the round
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
-def test_play_round_makes_the_cores_moves_and_ends_where_it_does(config, target, guarded):
+def test_play_outs_make_the_cores_moves_and_end_where_it_does(config, target, guarded):
     checked = ended_mid_round = 0
-    for state in searched_states(config, range(3), target):
-        before = (state.hands[:], state.scores[:], state.layout.values[:], state.layout.counts[:], state.bone_pos)
-        log: list[int] = []
-        scores, winners = play_round(state, guarded, log)
-        assert (state.hands, state.scores, state.layout.values, state.layout.counts, state.bone_pos) == before
+    for state, action in searched_states(config, range(4), target):
+        moves, scores, won = logged_play_out(state, action, guarded)
         reference = state.clone()
+        reference.apply(action)
         played_before = len(reference.moves)
         play_out(reference, guarded)
-        assert log == reference.moves[played_before:]
+        assert moves == reference.moves[played_before:]
         assert scores == reference.scores
-        assert winners == reference.winners
-        assert outcome_of(scores, winners, 0, tuple(before[1])) == outcome(reference, 0, tuple(before[1]))
+        assert [side for side in range(4) if won >> side & 1] == list(reference.winners)
         checked += 1
-        ended_mid_round += bool(winners) and reference.past[-1].result.end == "target"
+        ended_mid_round += bool(won) and reference.past[-1].result.end == "target"
     assert checked > 30
     if target:
         assert ended_mid_round > 0
@@ -72,26 +75,66 @@ def test_playout_values_play_each_action_out_on_the_true_deal(config):
     assert checked > 20
 
 
-def test_play_round_of_a_finished_state_is_its_result():
-    for state in searched_states(dict(rules="pagat", num_players=2), range(2), target=30, every=1.0):
-        if state.finished:
-            assert play_round(state) == (state.scores, state.winners)
+def reference_evaluate(view, rng: random.Random, actions, deals: int, guarded: bool, inference: float) -> list[float]:
+    """The search's mean outcomes, written on the core alone (the search as it was before it was compiled)."""
+    side = view.rules.side_of[view.seat]
+    model = PlayModel(view, inference) if inference else None
+    totals, weights = [0.0] * len(actions), 0.0
+    for _ in range(deals):
+        hands, boneyard = sample_hidden(view, rng)
+        weight = model.weight(hands) if model else 1.0
+        root = State.from_view(view, hands, boneyard, round_limit=1)
+        for i, action in enumerate(actions):
+            play = root.clone()
+            play.apply(action)
+            play_out(play, guarded)
+            totals[i] += weight * outcome(play, side, view.scores)
+        weights += weight
+    return [total / weights for total in totals]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_search_values_and_choices_equal_the_core_searchs(config):
+    checked = 0
+    for index, (_, view) in enumerate(positions(config, range(2), target=150)):
+        if len(view.legal) < 2 or index % 3:
+            continue
+        rollout = ("guarded", "greedy")[index % 2]
+        inference = 0.3 if index % 4 == 0 else 0.0
+        agent = SearchAgent(seed=index, simulations=24, rollout=rollout, inference=inference)
+        values = agent.evaluate(view)
+        deals = max(1, 24 // len(view.legal))
+        expected = reference_evaluate(view, random.Random(index), view.legal, deals, rollout == "guarded", inference)
+        assert values == expected
+        agent.reset(index)
+        assert agent.act(view) == view.legal[expected.index(max(expected))]
+        checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize("config", CONFIGS[:3], ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_guided_search_choices_equal_the_core_searchs(config):
+    checked = 0
+    for index, (_, view) in enumerate(positions(config, range(1), target=150)):
+        if len(view.legal) < 3 or index % 2:
+            continue
+        agent = GuidedSearchAgent(seed=index, simulations=40, candidates=2, min_prior=0.5)
+        actions, _ = agent.shortlist(view)
+        if len(actions) < 2:
+            continue
+        deals = max(1, 40 // len(actions))
+        expected = reference_evaluate(view, random.Random(index), actions, deals, True, 0.0)
+        assert agent.act(view) == actions[expected.index(max(expected))]
+        checked += 1
+    assert checked > 5
+
+
+def test_a_play_out_of_a_finished_match_stops_with_its_winner():
+    for state, action in searched_states(dict(rules="pagat", num_players=2), range(2), target=30, every=1.0):
+        reference = state.clone()
+        reference.apply(action)
+        if reference.finished and reference.winners:
+            moves, scores, won = logged_play_out(state, action)
+            assert moves == [] and scores == reference.scores and won == 1 << reference.winners[0]
             return
     pytest.fail("no searched action ended the match")
-
-
-def test_play_round_refuses_a_state_before_the_lead():
-    with pytest.raises(ValueError, match="after the lead"):
-        play_round(State(make_rules("pagat", 2), seed=0))
-
-
-def test_reply_table_is_its_definition():
-    """REPLIES[v][covered]: every scoring tile showing v, grouped by its points, most points first."""
-    for v in range(7):
-        for covered in range(END_TOTAL_LIMIT):
-            table = REPLIES[v][covered]
-            assert [points for points, _ in table] == sorted({points for points, _ in table}, reverse=True)
-            for t in mask_to_tiles(SUIT_MASK[v]):
-                points = placement_points(covered + END_COUNT[t][v])
-                holding = [p for p, tiles in table if tiles >> t & 1]
-                assert holding == ([points] if points else [])
