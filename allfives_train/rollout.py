@@ -6,10 +6,10 @@ network reads exactly the environment's contract (observation, action mask,
 action feature rows) and the centralised critic its ``state()`` vector, all
 as arrays for every table at once. At each tick the seats to act are sorted
 by who plays them: the network being trained, a past snapshot of it (both
-in one batched forward pass each), or a bot. A bot plays from its
-:class:`~allfives_env.core.SeatView`, which comes from a core
-:class:`~allfives_env.core.State` kept, in step with the engine, only for the
-tables that have a bot seat. A decision with a single legal action is
+in one batched forward pass each), or a bot. The hand-written bots choose
+for all their tables in one compiled call each, reading the engine's table
+records as their seats may see them (:func:`agents.batched.choose`); any
+other agent is given its seat's view. A decision with a single legal action is
 played without asking the network and is not learned from; its points still
 count towards the reward of the seat's previous decision.
 
@@ -31,9 +31,10 @@ import numpy as np
 import torch
 
 from agents.base import Agent
+from agents.batched import choose
 from agents.policy_net import NEG, PolicyNet
-from agents.search import playout_values
-from allfives_env.core import DRAW, PASS, Rules, State
+from agents.rollout import table_values
+from allfives_env.core import Rules
 from allfives_env.core.scoring import match_rewards
 from allfives_env.vector import VectorEnv
 
@@ -49,7 +50,7 @@ class Teacher:
 
     With ``playouts``, each recorded decision also carries the value of every
     legal action, one play-out of the round on the true deal each
-    (:func:`agents.search.playout_values`), in the batch's ``values``.
+    (:func:`agents.rollout.table_values`, on the engine's own table), in the batch's ``values``.
     """
 
     agent: Agent
@@ -169,15 +170,6 @@ def keep_tables(env: VectorEnv, step, kept: np.ndarray):
     return step._replace(**{f: v[kept] for f, v in step._asdict().items() if v is not None})
 
 
-def _play_forced(state: State) -> None:
-    """Play forced draws and passes, as the engine's ``auto_forced`` does."""
-    while not state.finished:
-        legal = state.legal_actions()
-        if len(legal) != 1 or legal[0] not in (DRAW, PASS):
-            return
-        state.apply(legal[0])
-
-
 class RolloutWorker:
     """Plays a list of matches to the end, one table each, with the current network (and maybe one snapshot)."""
 
@@ -218,7 +210,6 @@ class RolloutWorker:
         control = np.full((n, players), _BOT, dtype=np.int8)
         agents: dict[tuple[int, int], Agent] = {}
         labelled: set[tuple[int, int]] = set()  # teacher seats whose decisions get play-out values
-        mirrors: dict[int, State] = {}
         for i, spec in enumerate(specs):
             for seat, c in enumerate(spec.controls):
                 if c == CURRENT:
@@ -232,9 +223,6 @@ class RolloutWorker:
                     agents[i, seat] = agent
                     if isinstance(c, Teacher) and c.playouts:
                         labelled.add((i, seat))
-                    if i not in mirrors:
-                        mirrors[i] = State(self.rules, seed=spec.seed)
-                        _play_forced(mirrors[i])
         sample_seeds = np.array([s.sample_seed % 2**64 for s in specs], dtype=np.uint64)
         counters = np.zeros(n, dtype=np.int64)
         last = np.full((n, players), -1, dtype=np.int64)  # each seat's latest decision
@@ -271,26 +259,14 @@ class RolloutWorker:
                         state = env.state()
                     index = collect.add(step.observation[rows], state[rows], legal_rows, width[rows], chosen, logp)
                     self._link(collect, last, match, seat[rows], index)
-            for r in np.flatnonzero(live & (kind >= _BOT) & (width > 1)).tolist():
-                i, s = int(ids[r]), int(seat[r])
-                action = agents[i, s].act(mirrors[i].view(s))
-                actions[r] = action
-                if kind[r] == _TEACHER:
-                    legal = np.flatnonzero(mask[r])
-                    if state is None:
-                        state = env.state()
-                    chosen = np.array([int(np.searchsorted(legal, action))])
-                    index = collect.add(step.observation[r : r + 1], state[r : r + 1], step.action_features[r, legal],
-                                        width[r : r + 1], chosen, np.zeros(1, np.float32))  # fmt: skip
-                    self._link(collect, last, ids[r : r + 1], seat[r : r + 1], index)
-                    if (i, s) in labelled:
-                        values = playout_values(mirrors[i], legal.tolist())
-                        collect.values.append(np.array(values, dtype=np.float32))
-            for r in np.flatnonzero(live).tolist():
-                mirror = mirrors.get(int(ids[r]))
-                if mirror is not None:
-                    mirror.apply(int(actions[r]))
-                    _play_forced(mirror)
+            bots = np.flatnonzero(live & (kind >= _BOT) & (width > 1))
+            if bots.size:
+                actions[bots] = choose(env, bots, [agents[int(ids[r]), int(seat[r])] for r in bots.tolist()])
+            teaching = bots[kind[bots] == _TEACHER]
+            if teaching.size:
+                if state is None:
+                    state = env.state()
+                self._teach(collect, last, step, mask, width, actions, ids, seat, teaching, state, env, labelled)
             step = env.step(actions)
             self._reward(collect, last[ids], live, step.rewards * self.points_weight)
             ended = np.flatnonzero(step.terminated & live)
@@ -304,6 +280,24 @@ class RolloutWorker:
                 active[ids[ended]] = False
         batch = collect.batch(env.observation_size, env.state_size, step.action_features.shape[2])
         return batch, [self._result(spec, outcome[i]) for i, spec in enumerate(specs)]
+
+    def _teach(self, collect, last, step, mask, width, actions, ids, seat, rows, state, env, labelled) -> None:
+        """Record the teacher's decisions on engine tables ``rows`` as if the network had made them; where its
+        seat is labelled, with each legal action's play-out value on the true deal (one compiled batch)."""
+        legal = [np.flatnonzero(mask[r]) for r in rows.tolist()]
+        wanted = [(int(ids[r]), int(seat[r])) in labelled for r in rows.tolist()]
+        pairs = [(r, a) for r, actions_here, want in zip(rows.tolist(), legal, wanted, strict=True) if want
+                 for a in actions_here.tolist()]  # fmt: skip
+        values = table_values(env.records, env.config, [r for r, _ in pairs], [a for _, a in pairs]) if pairs else []
+        at = 0
+        for r, legal_here, want in zip(rows.tolist(), legal, wanted, strict=True):
+            chosen = np.array([int(np.searchsorted(legal_here, actions[r]))])
+            index = collect.add(step.observation[r : r + 1], state[r : r + 1], step.action_features[r, legal_here],
+                                width[r : r + 1], chosen, np.zeros(1, np.float32))  # fmt: skip
+            self._link(collect, last, ids[r : r + 1], seat[r : r + 1], index)
+            if want:
+                collect.values.append(np.asarray(values[at : at + len(legal_here)], dtype=np.float32))
+                at += len(legal_here)
 
     @staticmethod
     def _link(collect: _Collector, last: np.ndarray, rows: np.ndarray, seats: np.ndarray, index: np.ndarray) -> None:
