@@ -12,7 +12,10 @@ working tree.
 
 ``--metric`` is a regular expression whose first group is the figure
 (commas allowed); ``--lower-is-better`` for times. Without ``--metric``
-every run's output is printed as it is.
+every run's output is printed as it is. ``--same-script`` runs the after
+version's benchmark script on both versions' code, for a measurement the
+before version's own script does not make (the script must then use only
+what both versions have).
 """
 
 from __future__ import annotations
@@ -43,12 +46,10 @@ def materialize(version: str, scratch: Path) -> Path:
     return target
 
 
-def run(tree: Path, script: str, args: list[str]) -> str:
+def run(tree: Path, script: Path, args: list[str]) -> str:
     """The benchmark's output, run with ``tree`` first on the import path."""
     env = dict(os.environ, PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run(
-        [sys.executable, str(tree / "benchmarks" / script), *args], capture_output=True, text=True, env=env, cwd=tree
-    )
+    done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=env, cwd=tree)
     if done.returncode:
         sys.exit(f"error: {script} failed in {tree}:\n{done.stderr}")
     return done.stdout
@@ -72,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="runs of each version, interleaved (default 3)")
     parser.add_argument("--metric", help="regular expression; its first group is the figure compared")
     parser.add_argument("--lower-is-better", action="store_true", help="the figure is a time, not a rate")
+    parser.add_argument(
+        "--same-script", action="store_true", help="run the after version's script on both versions' code"
+    )
     parser.add_argument("script", help="a file in benchmarks/, such as bench_core.py")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the benchmark's own options, after --")
     options = parser.parse_args(argv)
@@ -88,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         figures: dict[str, list[float]] = {"before": [], "after": []}
         for index in range(options.rounds):
             for label, tree in trees.items():
-                output = run(tree, options.script, args)
+                source = trees["after"] if options.same_script else tree
+                output = run(tree, source / "benchmarks" / options.script, args)
                 if pattern is None:
                     print(f"--- {label} ({tree.name}), round {index + 1}\n{output}")
                 else:
