@@ -290,8 +290,11 @@ def choose(env: VectorEnv, rows: np.ndarray, agents: list[Agent]) -> np.ndarray:
     groups: dict[tuple, list[int]] = {}
     for k, agent in enumerate(agents):
         kind = type(agent)
-        key = (kind, tuple(weight_array(agent))) if kind is HeuristicAgent else (kind,)
-        groups.setdefault(key if kind in _BATCHED else (None,), []).append(k)
+        if kind is HeuristicAgent:  # grouped by weights (the default ones compared at C speed, not rebuilt)
+            key = (kind, _DEFAULT_KEY if agent.weights == DEFAULT_WEIGHTS else tuple(weight_array(agent)))
+        else:
+            key = (kind,) if kind in _BATCHED else (None,)
+        groups.setdefault(key, []).append(k)
     for key, members in groups.items():
         picked = np.asarray(members, dtype=np.intp)
         if key[0] is None:
@@ -315,3 +318,4 @@ def choose(env: VectorEnv, rows: np.ndarray, agents: list[Agent]) -> np.ndarray:
 
 
 _BATCHED = (HeuristicAgent, GreedyAgent, RandomAgent)
+_DEFAULT_KEY = tuple(DEFAULT_WEIGHTS.values())

@@ -31,9 +31,10 @@ from allfives_env.core import SeatView
 from .policy_agent import PolicyAgent, TrainedAgent
 from .search import SearchAgent
 
-#: Rollouts a decision by player count, when none is given: what keeps the mean decision inside 0.1 s on
-#: one core. Three-player hands hold more tiles, so each rollout is about 1.5x longer there.
-DEFAULT_SIMULATIONS: dict[int, int] = {2: 760, 3: 520, 4: 760}
+#: Rollouts a decision by player count, when none is given: ten times what the search fitted into 0.1 s before
+#: its play-outs were compiled. A decision with a choice then takes about 45 ms with two players, 30 ms with
+#: three (longer hands: fewer rollouts) and 55 ms with four on one core (benchmarks/bench_bots.py).
+DEFAULT_SIMULATIONS: dict[int, int] = {2: 7600, 3: 5200, 4: 7600}
 #: At 760 rollouts, keeping 4 candidates instead of 3 cut the regret by a quarter (research/search_regret.py).
 DEFAULT_CANDIDATES = 4
 DEFAULT_MIN_PRIOR = 0.2

@@ -3,7 +3,9 @@
 The positions are the decisions of seeded heuristic-vs-heuristic matches, so
 every bot is timed on the same views (forced decisions included: they are
 part of every real match and cost a bot nothing). Times are CPU time of the
-one process, so other load on the machine disturbs them little.
+one process, so other load on the machine disturbs them little. A copy of
+each bot first decides once untimed, so that loading its compiled code (once
+a process) is not counted in its decisions.
 
     python benchmarks/bench_bots.py --matches 5 --bots random greedy heuristic search
 """
@@ -19,6 +21,8 @@ from allfives_env.core import SeatView
 
 
 def time_bot(spec: str, views: list[SeatView]) -> dict:
+    warm = next((view for view in views if len(view.legal) > 1), views[0])
+    make_agent(spec, seed=1).act(warm)
     bot = make_agent(spec, seed=0)
     times = []
     for view in views:
