@@ -83,6 +83,51 @@ def test_every_relative_link_resolves(page):
         assert (page.parent / target).exists(), f"{page.name} links to {target}, which does not exist"
 
 
+ANCHOR_LINK = re.compile(r"\]\(([^)#\s]*)#([^)\s]+)\)")
+
+
+def anchors(page: Path) -> set[str]:
+    """The fragments a link into ``page`` may name on GitHub: each heading's, and each ``<a id>`` or ``<a name>``."""
+    text = page.read_text(encoding="utf-8")
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    found, seen = set(), {}
+    for heading in re.findall(r"^#{1,6} +(.+?)[ #]*$", prose, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return found | set(re.findall(r'<a (?:id|name)="([^"]+)"', text))
+
+
+def test_anchors_are_read_as_github_makes_them(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text('# A title\n\n## The search bot (`agents/search.py`)\n\n## A title\n\n| <a id="row"></a>x |\n')
+    assert anchors(page) == {"a-title", "the-search-bot-agentssearchpy", "a-title-1", "row"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_anchor_resolves(page):
+    for target, fragment in ANCHOR_LINK.findall(page.read_text(encoding="utf-8")):
+        if "://" in target:
+            continue
+        linked = page.parent / target if target else page
+        assert fragment in anchors(linked), f"{page.name} links to {target}#{fragment}, not a heading or anchor there"
+
+
+RESULTS_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(docs/results\.md#[^)]+\)")
+
+
+def test_every_headline_figure_links_to_its_row_of_results():
+    """Each row and bullet of the README's headline results links into results.md, and no rate stands outside a link."""
+    headline = section(ROOT / "README.md", "## Headline results")
+    rows = re.findall(r"^\| (?!line-up |---).*$", headline, re.MULTILINE)
+    bullets = re.split(r"\n(?=- )", headline[headline.index("\n- ") :].strip())
+    assert len(rows) >= 5 and len(bullets) >= 4
+    for item in rows + bullets:
+        assert RESULTS_LINK.search(item), f"no link into docs/results.md in: {item}"
+    unlinked = re.search(r".{0,40}\d(%|x| ms).{0,40}", RESULTS_LINK.sub("", headline).replace("95% intervals", ""))
+    assert not unlinked, f"a figure without a link into docs/results.md: {unlinked[0]}"
+
+
 def test_every_document_cited_in_the_code_exists():
     cited = re.compile(r"\b(docs/[\w.-]+\.md|README\.md|CONTRIBUTING\.md)\b")
     for path in [*ROOT.glob("*.py"), *ROOT.glob("*/**/*.py")]:
