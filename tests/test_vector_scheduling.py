@@ -87,3 +87,14 @@ def test_thread_counts_are_checked():
     with pytest.raises(ValueError, match="num_threads"):
         VectorEnv(2, num_threads=numba.config.NUMBA_NUM_THREADS + 1)
     assert VectorEnv(2, num_threads=None).num_threads == numba.config.NUMBA_NUM_THREADS
+
+
+def test_every_output_is_a_fresh_contiguous_array():
+    env = VectorEnv(5, action_features=True, history=True)
+    first = env.reset(seed=1)
+    second = env.step(first.action_mask.argmax(1))
+    for step in (first, second):
+        for name in step._fields:
+            array = getattr(step, name)
+            assert array.flags.c_contiguous and array.flags.owndata, name
+    assert not np.shares_memory(first.observation, second.observation)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .jit import jit
 from .lookup import DEAL_TAG, DOUBLE_OF, GOLDEN, MATCH_TAG, MIX1, MIX2, TILE_DOUBLE, TILE_PIPS
+from .rules import to_target
 
 _U27, _U30, _U31, _U32, _U1 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(32), np.uint64(1)
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -203,6 +204,7 @@ def start_match(t, c, low, high):
     t.seed[1] = high
     for side in range(4):
         t.scores[side] = 0.0
+        t.need[side] = to_target(c, 0.0) if side < c.num_sides else 0
     t.result_domino = -1
     t.result_winner = -1
     deal_round(t, c, 0, False)

@@ -4,8 +4,10 @@ The layouts are the views' (:data:`allfives_env.views.observation.FIELDS`,
 :data:`allfives_env.views.state_vector.STATE_FIELDS`), field for field, as
 :mod:`allfives_env.vector.lookup` gives their offsets. The observation is
 the seat to act's and holds only what that seat may know: its own hand, the
-drawn tile it must place, and the table's public parts. The rows come in
-zeroed (``np.zeros``, one memset per array), so only the set bytes are written.
+drawn tile it must place, and the table's public parts. An observation
+starts as a copy of its observer's template (the bytes that depend on the
+rules alone), the mask and the state vector as zeros, so that only the bytes
+that are set are written.
 """
 
 from __future__ import annotations
@@ -27,18 +29,13 @@ from .lookup import (
     NUM_ACTIONS,
     OBS_BONEYARD,
     OBS_DRAWN,
-    OBS_FIVES,
     OBS_HAND,
     OBS_HAND_COUNTS,
     OBS_LACKS,
     OBS_LAYOUT,
     OBS_LEADER,
     OBS_MUST_PLACE,
-    OBS_PARTNER,
-    OBS_PRESENT,
     OBS_ROUND,
-    OBS_TARGET,
-    OBS_TO_ACT,
     OBS_TO_TARGET,
     OBSERVATION_SIZE,
     PASS,
@@ -108,12 +105,6 @@ def write_mask(t, c, row):
 
 
 @jit(inline=True)
-def to_target(c, score):
-    """Points still needed, in units of 2.5, rounded up and clipped to 0..127 (the views' ``_to_target``)."""
-    return min(127, max(0, int((c.target - score) / 2.5 + 0.999)))
-
-
-@jit(inline=True)
 def _bits(row, at, mask):
     while mask:
         row[at + lowest_bit(mask)] = 1
@@ -158,29 +149,27 @@ def write_layout(t, row, at):
 
 @jit(inline=True)
 def write_observation(t, c, row):
-    """The seat to act's observation (with its history rows where ``c.history``) into a zero ``row``."""
+    """The seat to act's observation (with its history rows where ``c.history``) into ``row``, which is zero past
+    the observation (the history rows), and anything before it: it starts as a copy of the observer's template."""
     n = c.num_players
     me = t.to_act
-    my_side = c.side_of[me]
+    template = c.template[me]
+    for i in range(OBSERVATION_SIZE):
+        row[i] = template[i]
     _two_masks(row.view(np.uint64), OBS_HAND // 8, t.hands[me], t.played)  # hand, then played
     for rel in range(n):
         seat = c.seat_from[me, rel]
         row[OBS_HAND_COUNTS + rel] = popcount(t.hands[seat])
         _seven_bits(row, OBS_LACKS + 7 * rel, t.lacks[seat])
-        row[OBS_PARTNER + rel] = c.side_of[seat] == my_side
-        row[OBS_PRESENT + rel] = 1
     row[OBS_BONEYARD] = c.bone_size - t.bone_pos
     write_layout(t, row, OBS_LAYOUT)
     for rel in range(c.num_sides):
-        row[OBS_TO_TARGET + rel] = to_target(c, t.scores[c.side_from[me, rel]])
-    row[OBS_TARGET] = c.target_byte
+        row[OBS_TO_TARGET + rel] = t.need[c.side_from[me, rel]]
     row[OBS_ROUND] = min(127, t.round_index)
     if t.drawn >= 0:
         row[OBS_MUST_PLACE] = 1
         row[OBS_DRAWN + t.drawn] = 1
-    row[OBS_TO_ACT] = 1  # the observer is the seat to act
     row[OBS_LEADER + c.rel_from[me, t.leader]] = 1
-    row[OBS_FIVES] = c.fives
     if c.history:
         for k in range(t.move_count):
             code = t.moves[k]
@@ -209,7 +198,7 @@ def write_state(t, c, row):
     row[STATE_BONEYARD] = c.bone_size - t.bone_pos
     write_layout(t, row, STATE_LAYOUT)
     for side in range(c.num_sides):
-        row[STATE_TO_TARGET + side] = to_target(c, t.scores[side])
+        row[STATE_TO_TARGET + side] = t.need[side]
     row[STATE_TARGET] = c.target_byte
     row[STATE_ROUND] = min(127, t.round_index)
     if t.drawn >= 0:

@@ -157,7 +157,7 @@ class VectorEnv:
         """Start a match on every table: table ``i`` gets ``seed + i`` (an int), ``seed[i]`` (a sequence), or fresh entropy."""
         seeds = self._seeds(seed)
         self._logs = [[] for _ in range(self.num_envs)]
-        outputs = self._blank_outputs(self.num_envs, filled=True)
+        outputs = self._blank_outputs(self.num_envs)
         self._run(kernel.reset, kernel.reset_parallel, self._rows, seeds, *outputs[:4])
         self._started = True
         return self._step_of(outputs)
@@ -295,7 +295,7 @@ class VectorEnv:
         return views
 
     def _mask_of(self, row: int) -> np.ndarray:
-        outputs = self._blank_outputs(1, filled=True)
+        outputs = self._blank_outputs(1)
         kernel.outputs(self._records, self._config, self._legal, np.array([row]), *outputs[:4])
         return outputs[2][0]
 
@@ -314,55 +314,40 @@ class VectorEnv:
         numba.set_num_threads(self.num_threads)
         return parallel(self._records, self._config, self._legal, *args)
 
-    def _blank_outputs(self, count: int, filled: bool = False) -> tuple:
+    def _blank_outputs(self, count: int) -> tuple:
         """The arrays a kernel fills: the seat to act, observation, mask, features; rewards, ends, scores, winners.
 
-        The observation and mask come zeroed (the kernels write only the bytes
-        that are set), each pair of them from one allocation; a step writes
-        every row of the rest, other kernels none (``filled``: they hold no
-        rewards, no ends, NaN scores).
+        The mask comes zeroed and the observation too where it has history rows
+        (the kernels write only the bytes that are set; an observation starts as
+        a copy of a template), and the rest filled with what most rows hold (no
+        reward, no end, NaN scores, no winner): a step writes only the rows where
+        something else happened.
         """
         sides, n = self.game_rules.num_sides, self.num_players
         width = self.observation_size
-        codes = np.zeros(count * (width + NUM_ACTIONS), dtype=np.int8)
         features = (
             np.zeros((count, NUM_ACTIONS, ACTION_FEATURE_SIZE), dtype=np.int8)
             if self.action_features
             else self._no_features
         )
-        floats = np.empty(count * (n + sides))
-        flags = np.empty(count * (1 + sides), dtype=bool)
-        if filled:
-            floats[: count * n] = 0.0
-            floats[count * n :] = np.nan
-            flags[:] = False
         return (
             np.empty(count, dtype=np.intp),
-            codes[: count * width].reshape(count, width),
-            codes[count * width :].reshape(count, NUM_ACTIONS),
+            (np.zeros if self.history else np.empty)((count, width), dtype=np.int8),
+            np.zeros((count, NUM_ACTIONS), dtype=np.int8),
             features,
-            floats[: count * n].reshape(count, n),
-            flags[:count],
-            floats[count * n :].reshape(count, sides),
-            flags[count:].reshape(count, sides),
+            np.zeros((count, n)),
+            np.zeros(count, dtype=bool),
+            np.full((count, sides), np.nan),
+            np.zeros((count, sides), dtype=bool),
         )
 
     def _step_of(self, outputs: tuple) -> VectorStep:
-        player, observation, mask, features, rewards, terminated, final_scores, winners = outputs
-        return VectorStep(
-            player,
-            observation,
-            mask,
-            rewards,
-            terminated,
-            final_scores,
-            winners,
-            features if self.action_features else None,
-        )
+        player, observation, mask, features, *rest = outputs
+        return VectorStep(player, observation, mask, *rest, features if self.action_features else None)
 
     def _opening_outputs(self) -> VectorStep:
         """The outputs before any step: zero rewards, nothing terminated."""
-        outputs = self._blank_outputs(self.num_envs, filled=True)
+        outputs = self._blank_outputs(self.num_envs)
         self._run(kernel.outputs, kernel.outputs_parallel, self._rows, *outputs[:4])
         return self._step_of(outputs)
 

@@ -17,7 +17,7 @@ from .encode import write_mask, write_observation, write_state
 from .features import write_features
 from .jit import jit, jit_parallel, prange
 from .lookup import NUM_ACTIONS
-from .rules import CONTINUE, MATCH_OVER, ROUND_OVER, apply, episode_winners, forced_action
+from .rules import CONTINUE, ROUND_OVER, apply, episode_winners, forced_action
 
 
 @jit(inline=True)
@@ -43,7 +43,8 @@ def _log_round(t, log):
 
 @jit(inline=True)
 def _step_one(t, c, action, k, rewards, terminated, final_scores, winners, logs):
-    """One table's step, up to the outputs: writes row ``k`` of the rewards, ends, final scores and winners."""
+    """One table's step, up to the outputs: row ``k`` of the rewards, ends, final scores and winners where they are
+    not what the caller filled them with (no reward, no end, NaN scores, no winner)."""
     before = (t.scores[0], t.scores[1], t.scores[2], t.scores[3])
     event = apply(t, c, action)
     while event == CONTINUE and c.auto_forced:
@@ -54,22 +55,24 @@ def _step_one(t, c, action, k, rewards, terminated, final_scores, winners, logs)
     if event != CONTINUE and c.keep_logs:
         _log_round(t, logs[k])
     n, sides = c.num_players, c.num_sides
-    total = 0.0
-    for side in range(sides):
-        total += t.scores[side] - before[side]
-    for seat in range(n):
-        gain = t.scores[c.side_of[seat]] - before[c.side_of[seat]]
-        rewards[k, seat] = (gain - (total - gain) / (sides - 1)) / c.target if c.points_reward else 0.0
-    finished = event == MATCH_OVER or (event == ROUND_OVER and c.round_episode)
-    terminated[k] = finished
-    won = episode_winners(t, c) if finished else 0
-    for side in range(sides):
-        final_scores[k, side] = t.scores[side] if finished else np.nan
-        winners[k, side] = won >> side & 1
-    if not finished:
+    if c.points_reward and (
+        t.scores[0] != before[0] or t.scores[1] != before[1] or t.scores[2] != before[2] or t.scores[3] != before[3]
+    ):
+        total = 0.0
+        for side in range(sides):
+            total += t.scores[side] - before[side]
+        for seat in range(n):
+            gain = t.scores[c.side_of[seat]] - before[c.side_of[seat]]
+            rewards[k, seat] = (gain - (total - gain) / (sides - 1)) / c.target
+    if event == CONTINUE or (event == ROUND_OVER and not c.round_episode):
         if event == ROUND_OVER:
             deal_round(t, c, t.round_index + 1, True)
         return
+    terminated[k] = True  # the episode ended: its scores and winners, then the table restarts
+    won = episode_winners(t, c)
+    for side in range(sides):
+        final_scores[k, side] = t.scores[side]
+        winners[k, side] = won >> side & 1
     if not c.points_reward and won and won & (won - 1) == 0:  # one side won alone: +1 to it, -1 to the rest
         for seat in range(n):
             rewards[k, seat] = 1.0 if won >> c.side_of[seat] & 1 else -1.0

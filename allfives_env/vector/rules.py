@@ -107,7 +107,7 @@ def apply(t, c, action):
     points = POINTS[end_total(ends)]
     if points:
         side = c.side_of[seat]
-        t.scores[side] += points
+        add_points(t, c, side, points)
         if t.scores[side] >= c.target:
             _note_pips(t, c)
             t.result_domino = -1
@@ -119,6 +119,19 @@ def apply(t, c, action):
         return _block_award(t, c)
     t.to_act = c.seat_from[seat, 1]
     return CONTINUE
+
+
+@jit(inline=True)
+def to_target(c, score):
+    """Points still needed, in units of 2.5, rounded up and clipped to 0..127 (the views' ``_to_target``)."""
+    return min(127, max(0, int((c.target - score) / 2.5 + 0.999)))
+
+
+@jit(inline=True)
+def add_points(t, c, side, points):
+    """Score ``points`` for ``side``, and keep its observation byte of points still needed in step."""
+    t.scores[side] += points
+    t.need[side] = to_target(c, t.scores[side])
 
 
 @jit
@@ -142,7 +155,7 @@ def _domino_award(t, c, seat):
     for other in range(c.num_players):
         if c.side_of[other] != side:
             opponents += t.result_pips[other]
-    t.scores[side] += round_to_five(opponents)
+    add_points(t, c, side, round_to_five(opponents))
     t.result_domino = seat
     t.result_winner = side
     return _after_award(t, c)
@@ -175,13 +188,13 @@ def _block_award(t, c):
                 second = side
     if lowest == 1:
         opponents = everyone - low
-        t.scores[first] += round_to_five(opponents - low if c.fives else opponents)
+        add_points(t, c, first, round_to_five(opponents - low if c.fives else opponents))
         t.result_winner = first
     elif not c.fives and sides == 3 and lowest == 2:
         third = 3 - first - second
         award = round_to_five(totals[third])
-        t.scores[first] += award / 2
-        t.scores[second] += award / 2
+        add_points(t, c, first, award / 2)
+        add_points(t, c, second, award / 2)
     return _after_award(t, c)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.rules import Rules
 from ..core.tiles import NUM_TILES
-from ..views.observation import HISTORY_LENGTH, MAX_SEATS
+from ..views.observation import HISTORY_LENGTH, MAX_SEATS, OBSERVATION_SIZE, OFFSETS
 
 TABLE = np.dtype(
     [
@@ -41,6 +41,7 @@ TABLE = np.dtype(
         ("result_winner", np.int8),  # the side that won it alone, -1: none
         ("result_pips", np.int16, MAX_SEATS),  # each seat's pips when it ended
         ("scores", np.float64, MAX_SEATS),  # per side, exact (a three-player split gives halves)
+        ("need", np.int8, MAX_SEATS),  # per side, the observation's to_target byte, kept with the score
         ("seed", np.uint64, 2),  # the match seed, low and high 64 bits
         ("first_seed", np.uint64, 2),  # the table's seed: its later matches' seeds follow from it
         ("episode", np.int64),  # episodes the table finished
@@ -72,6 +73,9 @@ CONFIG = np.dtype(
         ("features", np.bool_),
         ("keep_logs", np.bool_),  # write each finished round's deal and moves out (for records)
         ("threads", np.int64),  # the threads a parallel kernel spreads the tables over
+        # Per observer seat: the observation's bytes that depend on the rules alone (target, partners, seats at
+        # the table, rule set, "the observer is to act"), zeros elsewhere: each observation starts as a copy.
+        ("template", np.int8, (MAX_SEATS, OBSERVATION_SIZE)),
     ],
     align=True,
 )
@@ -126,4 +130,12 @@ def make_config(
     c["features"] = features
     c["keep_logs"] = keep_logs
     c["threads"] = threads
+    for me in range(n):
+        row = c["template"][me]
+        row[OFFSETS["target"]] = min(127, int(rules.target // 5))
+        row[OFFSETS["to_act"]] = 1
+        for rel in range(n):
+            row[OFFSETS["partner"] + rel] = rules.side_of[(me + rel) % n] == rules.side_of[me]
+            row[OFFSETS["seat_present"] + rel] = 1
+        row[OFFSETS["rules_fives"]] = rules.rules == "fives"
     return config
