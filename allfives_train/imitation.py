@@ -25,13 +25,17 @@ from __future__ import annotations
 import numpy as np
 import torch
 from torch import nn
+from tqdm import tqdm
 
 from agents.policy_net import PolicyNet
 from agents.registry import make_agent
 from allfives_env.core import Rules
 
 from .ppo import Tensors, advantages, legal_rows, policy_logits, to_tensors
-from .rollout import MatchSpec, Teacher
+from .rollout import Batch, MatchSpec, Teacher
+
+#: The teacher's matches are played in this many parts, so that the warm start can show its progress.
+PARTS = 20
 
 
 def teacher_specs(rules: Rules, teacher: str, matches: int, rng, playouts: bool = False) -> list[MatchSpec]:
@@ -51,18 +55,34 @@ def imitate(
     rng,
     generator: torch.Generator,
     device: torch.device,
+    progress: bool = False,
 ) -> dict[str, float]:
-    """Play the teacher's matches and fit the actor and critic to them; returns loss and agreement."""
+    """Play the teacher's matches and fit the actor and critic to them; returns loss and agreement.
+
+    With ``progress``, one bar counts the matches played (and labelled) and
+    another the fitting's minibatches.
+    """
     ic, tc = cfg["imitation"], cfg["train"]
     playouts = ic["target"] == "playouts"
     specs = teacher_specs(rollouts.worker.rules, ic["teacher"], ic["matches"], rng, playouts)
-    batch, _ = rollouts.play(specs, net)
+    what = "playing and labelling" if playouts else "playing"
+    parts = []
+    size = -(-len(specs) // PARTS)
+    with tqdm(total=len(specs), unit="match", desc=f"warm start: {what} {ic['teacher']}'s matches",
+              disable=not progress, dynamic_ncols=True) as bar:  # fmt: skip
+        for start in range(0, len(specs), size):
+            parts.append(rollouts.play(specs[start : start + size], net)[0])
+            bar.update(len(specs[start : start + size]))
+    batch = Batch.concat(parts)
     data = to_tensors(batch, device)
     _, ret = advantages(batch, np.zeros(len(batch)), tc["gamma"], 1.0)  # discounted returns
     data.ret = torch.from_numpy(ret).to(device)
     values = torch.from_numpy(batch.values / ic["value_scale"]).to(device) if playouts else None
     huber = ic["huber"] / ic["value_scale"]  # in the scores' units
     stats = {}
+    steps = -(-len(data) // ic["minibatch"])
+    bar = tqdm(total=ic["epochs"] * steps, unit="step", desc=f"warm start: fitting {len(data):,} decisions",
+               disable=not progress, dynamic_ncols=True)  # fmt: skip
     for _ in range(ic["epochs"]):
         order = torch.randperm(len(data), generator=generator).to(device)
         for start in range(0, len(data), ic["minibatch"]):
@@ -73,6 +93,8 @@ def imitate(
             nn.utils.clip_grad_norm_(net.parameters(), tc["max_grad_norm"])
             optimizer.step()
             stats = {"imitation_loss": float(loss.detach()), "imitation_agreement": agree}
+            bar.update()
+    bar.close()
     with torch.no_grad():
         _, agree = _loss(net, data, torch.arange(len(data), device=device), tc["value_coef"], values, huber)
     stats["imitation_agreement"] = agree

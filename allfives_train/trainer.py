@@ -80,6 +80,7 @@ class Trainer:
         self.pool: list[dict] = []  # actor weights of past snapshots
         self.pool_net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
         self.iteration = 0
+        self.stopped_early = ""  # why self-play stopped before train.total_steps, if it did (this process only)
         self.imitated = False
         self.iterated = 0  # policy-iteration rounds done
         self.steps = 0
@@ -186,7 +187,8 @@ class Trainer:
         """Learn from ``imitation.teacher``'s matches once, before the first update (a no-op without a teacher)."""
         if self.cfg["imitation"]["teacher"] is None or self.imitated:
             return
-        stats = imitate(self.net, self.optimizer, self.rollouts, self.cfg, self.rng, self.generator, self.device)
+        stats = imitate(self.net, self.optimizer, self.rollouts, self.cfg, self.rng, self.generator, self.device,
+                        progress=self.progress)  # fmt: skip
         check_finite(self.net, stats, "the imitation warm start")
         self.imitated = True
         ic = self.cfg["imitation"]
@@ -265,33 +267,35 @@ class Trainer:
         total = tc["total_steps"]
         limit = self.cfg["run"]["max_minutes"]
         began = time.perf_counter()
-        bar = tqdm(
-            total=total, initial=min(self.steps, total), unit="dec", disable=not self.progress, dynamic_ncols=True
-        )
         done_updates = 0
         if not self.imitated and self.cfg["imitation"]["teacher"] is not None:
             self.save()  # a run killed while it imitates resumes from here
             self.warm_start()
             self.save()
+        bar = tqdm(total=total, initial=min(self.steps, total), unit="dec", desc="self-play",
+                   disable=not self.progress, dynamic_ncols=True)  # fmt: skip
         try:
-            while self.steps < total:
+            while self.steps < total and not self.stopped_early:
                 if stop_after is not None and done_updates >= stop_after:
                     return False
-                if limit is not None and time.perf_counter() - began > 60 * limit:
-                    tqdm.write(f"run.max_minutes={limit} reached after {self.iteration} updates; stopping early")
-                    break
                 row = self.step()
                 done_updates += 1
-                last = self.steps >= total
+                out_of_time = limit is not None and time.perf_counter() - began > 60 * limit
+                last = self.steps >= total or out_of_time  # the last update of the run: evaluated and saved
                 if ec["every"] and self.iteration % ec["every"] == 0 or last:
                     self.evaluate_now(row)
                 self.log.write(row)
+                if out_of_time and self.steps < total:
+                    self.stopped_early = (f"run.max_minutes={limit} was reached after update {self.iteration}, "
+                                          f"{self.steps:,} of {total:,} learning decisions")  # fmt: skip
                 if self.iteration % tc["checkpoint_every"] == 0 or last:
                     self.save()
                 bar.update(min(self.steps, total) - bar.n)
                 bar.set_postfix_str(self._postfix(row), refresh=False)
         finally:
             bar.close()
+        if self.stopped_early:
+            tqdm.write(f"stopped early: {self.stopped_early}; to train on: python train.py --resume {self.run_dir}")
         self.save()
         self.iterate(began, limit)
         return True
@@ -369,6 +373,11 @@ class Trainer:
             rows = final_eval(policy, self.rules, ec["baselines"], ec["final_matches"], ec["seed"], ec["workers"],
                               self.run_dir / "eval")  # fmt: skip
             table = eval_table(rows, policy.name)
+            if self.stopped_early:
+                table = (
+                    f"**Stopped early**: {self.stopped_early}. This is the policy at that point; "
+                    f"`python train.py --resume {self.run_dir}` trains it on to the end.\n\n{table}"
+                )
             (self.run_dir / "eval.md").write_text(table)
             out["eval"] = self.run_dir / "eval.md"
             out["table"] = table

@@ -532,3 +532,31 @@ def test_imitation_learns_the_teachers_choices(tmp_path):
     _, after = _loss(trainer.net, data, everything, 0.0, None)
     print(before, after, stats)
     assert stats["imitation_agreement"] > 0.65 and after > before + 0.15  # greedy is easy to read from the features
+
+
+def test_a_run_out_of_time_evaluates_its_last_update_and_says_how_to_go_on(tmp_path, capsys):
+    """run.max_minutes stops self-play after a whole update: that update's evaluation is logged, eval.md says the
+    run stopped early, and the message names --resume."""
+    common = ["--config", TINY, "--set", f"run.dir={tmp_path}", "--set", "train.total_steps=60000"]
+    assert run_train(*common, "--set", "run.max_minutes=0.00001") == 0
+    run = tmp_path / "tiny"
+    with open(run / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 1 and rows[0]["iteration"] == "1" and rows[0]["eval_win_random"] != ""
+    table = (run / "eval.md").read_text()
+    assert table.startswith("**Stopped early**: run.max_minutes=1e-05 was reached after update 1")
+    assert f"python train.py --resume {run}" in table and f"python train.py --resume {run}" in capsys.readouterr().out
+    assert run_train("--resume", run, "--set", "run.max_minutes=null", "--stop-after-updates", "1") == 0
+    assert read_training_checkpoint(run / "checkpoint.pt")["training"]["iteration"] == 2  # it trains on
+
+
+def test_the_warm_start_shows_its_own_progress(tmp_path, capsys):
+    cfg = tiny(tmp_path, "imitation.target=playouts", "imitation.matches=4")
+    trainer = Trainer(cfg, tmp_path / "run", progress=True)
+    try:
+        trainer.warm_start()
+    finally:
+        trainer.close()
+    err = capsys.readouterr().err
+    assert "warm start: playing and labelling heuristic's matches" in err and "4/4" in err
+    assert "warm start: fitting" in err
