@@ -209,9 +209,9 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
 
     def render(self) -> tuple | None:
         """Each table as text (``ansi``) or an RGB array (``rgb_array``), as ``AllFives-v0`` renders one table."""
+        self._check_open()
         if self.render_mode is None:
             return render(None, None, ())
-        self._check_open()
         if not self._started:
             raise ResetNeeded("render()")
         records = self._engine.records

@@ -151,7 +151,7 @@ def test_it_is_a_gymnasium_vector_env_with_the_single_envs_spaces_batched():
     env.close()
     assert env.closed
     env.close()  # twice is fine
-    for call in (lambda: env.reset(seed=0), lambda: env.step(np.zeros(5, dtype=int)), env.action_masks):
+    for call in (lambda: env.reset(seed=0), lambda: env.step(np.zeros(5, dtype=int)), env.action_masks, env.render):
         with pytest.raises(RuntimeError, match="closed"):
             call()
 
