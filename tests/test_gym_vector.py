@@ -320,15 +320,13 @@ def test_points_rewards_of_an_episode_add_up_to_its_zero_sum_margin():
 # -- seeding --------------------------------------------------------------------------------------
 
 
-def run(env: AllFivesVectorEnv, steps: int, seed=None, reset: bool = True):
+def run(env: AllFivesVectorEnv, steps: int, seed=None, reset: bool = True) -> list[tuple]:
+    """Every output of (a reset and) ``steps`` steps of seeded random legal actions."""
     outputs = [env.reset(seed=seed)] if reset else []
     rng = np.random.default_rng(9)
-    obs = outputs[0][0] if reset else None
     for _ in range(steps):
         mask = env.action_masks()
         outputs.append(env.step(np.argmax(rng.random(mask.shape) * mask, axis=1)))
-        obs = outputs[-1][0]
-    del obs
     return outputs
 
 
@@ -451,7 +449,7 @@ def test_an_opponent_that_fails_leaves_the_env_needing_a_reset():
         env.step(np.zeros(2, dtype=int))
 
 
-def test_matches_that_end_before_the_learners_first_decision_are_played_through():
+def test_matches_that_end_before_the_learners_first_decision_are_played_through(monkeypatch):
     """With a tiny target an opponent can win before the learner decides: that match is not an episode."""
     env = AllFivesVectorEnv(16, num_players=3, target=5, learner_seat=2, opponents="greedy")
     obs, _ = env.reset(seed=0)
@@ -462,14 +460,10 @@ def test_matches_that_end_before_the_learners_first_decision_are_played_through(
         obs, _, end, _, _ = env.step(random_legal(obs, rng))
         ended += int(end.sum())
     assert ended
-    short = AllFivesVectorEnv(16, num_players=3, target=5, learner_seat=2, opponents="greedy")
-    agents.gym_vector.SKIP_LIMIT, limit = 1, agents.gym_vector.SKIP_LIMIT
-    try:
-        with pytest.raises(RuntimeError, match="ended before the learner's first decision; raise the target"):
-            for seed in range(20):
-                short.reset(seed=seed)
-    finally:
-        agents.gym_vector.SKIP_LIMIT = limit
+    monkeypatch.setattr(agents.gym_vector, "SKIP_LIMIT", 1)  # the first such match raises
+    with pytest.raises(RuntimeError, match="ended before the learner's first decision; raise the target"):
+        for seed in range(20):
+            env.reset(seed=seed)
 
 
 # -- the tables as core states, rendering, wrappers ---------------------------------------------
