@@ -37,7 +37,8 @@ ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "learner_seat")
 
 
-def _learner_seat(value: Any, n: int) -> int | str:
+def learner_seat_option(value: Any, n: int) -> int | str:
+    """The ``learner_seat`` keyword or reset option checked: a seat 0..n-1 or ``"random"``; else ValueError."""
     if isinstance(value, str) and value == "random":
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
@@ -103,7 +104,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         self.history = settings.history
         self.action_features = settings.action_features
         self.render_mode = settings.render_mode
-        self.learner_choice = _learner_seat(learner_seat, self.game_rules.num_players)
+        self.learner_choice = learner_seat_option(learner_seat, self.game_rules.num_players)
         self.illegal = choice("illegal", illegal, ILLEGAL_MODES)
         self.seats = make_seats(opponents, self.game_rules.num_players - 1)
         self.observation_space = shared_observation_space(settings)
@@ -244,7 +245,7 @@ class AllFivesSingleAgentEnv(gymnasium.Env):
         deals = {0: options["deal"]} if options.get("deal") is not None else None
         learner = self.learner_choice
         if "learner_seat" in options:
-            learner = _learner_seat(options["learner_seat"], self.game_rules.num_players)
+            learner = learner_seat_option(options["learner_seat"], self.game_rules.num_players)
         return deals, learner
 
     def _advance(self) -> None:
