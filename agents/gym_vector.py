@@ -51,8 +51,8 @@ from allfives_env.core.stream import next_match_seed
 from allfives_env.gym_env import learner_seat_option
 from allfives_env.options import MAX_SEED, ResetNeeded, choice
 from allfives_env.vector import VectorEnv, VectorStep
+from allfives_env.vector.convert import core_state
 
-from .table_state import table_state
 from .vector_opponents import TableOpponents
 
 RENDER_MODES = ("ansi", "rgb_array")
@@ -217,7 +217,7 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
         records = self._engine.records
         frames = []
         for row in range(self.num_envs):
-            state = table_state(records[row], self.game_rules)
+            state = core_state(records[row], self.game_rules)
             names = [
                 f"player_{s}" + (" (learner)" if s == self._learner[row] else "")
                 for s in range(state.rules.num_players)
@@ -331,7 +331,7 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
     def _final_state(self, record: np.void, action: int):
         """The core state after ``action`` on the table as ``record`` held it, forced moves played as the engine plays them."""
         episode_round = self._settings.episode == "round"
-        state = table_state(record, self.game_rules, round_limit=1 if episode_round else None)
+        state = core_state(record, self.game_rules, round_limit=1 if episode_round else None)
         state.apply(action)
         while self._settings.auto_forced and not state.finished and len(state.legal_actions()) == 1:
             forced = state.legal_actions()[0]

@@ -25,6 +25,7 @@ import numpy as np
 
 from allfives_env.core import SeatView, State
 from allfives_env.core.rules import Rules
+from allfives_env.vector.convert import state_record, view_record
 from allfives_env.vector.jit import jit, lowest_bit
 from allfives_env.vector.layout import covered_total, place, playable
 from allfives_env.vector.lookup import COUNT_ON, DRAW, PASS, POINTS, SUIT, TILE_PIPS
@@ -196,26 +197,6 @@ def config_of(rules: Rules) -> np.ndarray:
     return make_config(rules)
 
 
-def root_of(view: SeatView) -> np.ndarray:
-    """A one-table record of what ``view`` shows; the hands and the boneyard are filled per deal."""
-    root = np.zeros(1, TABLE)
-    t = root[0]
-    layout = view.layout
-    t["values"] = layout.values
-    t["counts"] = layout.counts
-    t["spinner"] = layout.spinner
-    t["spinner_ends"] = layout.spinner_ends
-    t["played"] = layout.played
-    t["lead"] = layout.lead
-    t["required_lead"] = view.required_lead
-    t["to_act"] = view.to_act
-    t["drawn"] = view.drawn
-    t["bone_pos"] = view.rules.boneyard_size - view.boneyard_left
-    t["scores"][: view.rules.num_sides] = view.scores
-    t["hands"][view.seat] = view.hand
-    return root
-
-
 def add_deal_values(
     totals: np.ndarray,
     view: SeatView,
@@ -231,19 +212,8 @@ def add_deal_values(
     boneyards = np.zeros((len(deals), max(1, rules.boneyard_size)), dtype=np.int8)
     if view.boneyard_left:
         boneyards[:, : view.boneyard_left] = [boneyard for _, boneyard in deals]
-    _deal_totals(root_of(view), config_of(rules), hands, boneyards, np.asarray(weights, dtype=np.float64),
+    _deal_totals(view_record(view), config_of(rules), hands, boneyards, np.asarray(weights, dtype=np.float64),
                  np.asarray(actions, dtype=np.int64), rules.side_of[view.seat], guarded, np.zeros(1, TABLE), totals)  # fmt: skip
-
-
-def state_record(state: State) -> np.ndarray:
-    """A one-table record of a core state, every hand and the boneyard as they truly lie."""
-    root = root_of(state.view(state.to_act))
-    t = root[0]
-    t["hands"][: state.rules.num_players] = state.hands
-    left = state.boneyard[state.bone_pos :]  # a state built from a view holds only the tiles left
-    start = state.rules.num_players * state.rules.hand_size + int(t["bone_pos"])
-    t["deal"][start : start + len(left)] = left
-    return root
 
 
 def table_values(

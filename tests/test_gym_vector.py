@@ -36,13 +36,13 @@ from agents.base import Agent
 from agents.batched import choose
 from agents.greedy import GreedyAgent
 from agents.gym_vector import AllFivesVectorEnv
-from agents.table_state import table_state
 from allfives_env.common import ResetOptionError, UnknownResetOptionWarning
 from allfives_env.core import make_rules
 from allfives_env.core.stream import next_match_seed
 from allfives_env.gym_env import AllFivesSingleAgentEnv
 from allfives_env.options import ResetNeeded
 from allfives_env.vector import VectorEnv
+from allfives_env.vector.convert import core_state
 from allfives_env.views.observation import OFFSETS, encode_seat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -476,7 +476,7 @@ def test_a_table_record_is_the_core_state_the_engine_plays():
     rng = np.random.default_rng(3)
     for _ in range(150):
         for row in range(6):
-            state = table_state(engine.records[row], rules)
+            state = core_state(engine.records[row], rules)
             seat = state.to_act
             assert seat == step.current_player[row]
             assert state.legal_actions() == np.flatnonzero(step.action_mask[row]).tolist()

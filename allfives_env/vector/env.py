@@ -28,17 +28,17 @@ import numpy as np
 
 from ..common import EPISODES, REWARD_MODES
 from ..core.deal import Deal
-from ..core.layout import Layout
 from ..core.record import FORMAT, move_texts
 from ..core.rules import make_rules
 from ..core.state import SeatView
 from ..core.stream import next_match_seed
-from ..core.tiles import DRAW, NUM_ACTIONS
+from ..core.tiles import NUM_ACTIONS
 from ..options import MAX_SEED, choice, flag
 from ..views.action_features import ACTION_FEATURE_SIZE
 from ..views.observation import observation_size
 from ..views.state_vector import STATE_SIZE
 from . import kernel
+from .convert import seat_view
 from .jit import thread_count
 from .table import ROUND_LOG, TABLE, make_config
 
@@ -261,38 +261,10 @@ class VectorEnv:
         """
         if not self._started:
             raise RuntimeError("call reset() before seat_views()")
-        rules = self.game_rules
-        views = []
-        for row in self._table_rows(rows, distinct=False).tolist():
-            t = self._records[row]
-            layout = Layout()
-            codes = tuple(int(code) for code in t["moves"][: t["move_count"]])
-            for code in codes:
-                if code & 127 < DRAW:
-                    layout.place((code & 127) >> 2, code & 3)
-            seat = int(t["to_act"])
-            legal = np.flatnonzero(self._mask_of(row)).tolist()
-            scores = tuple(int(x) if float(x).is_integer() else float(x) for x in t["scores"][: rules.num_sides])
-            views.append(
-                SeatView(
-                    seat,
-                    rules,
-                    int(t["hands"][seat]),
-                    tuple(int(h).bit_count() for h in t["hands"][: rules.num_players]),
-                    rules.boneyard_size - int(t["bone_pos"]),
-                    layout,
-                    tuple(int(x) for x in t["lacks"][: rules.num_players]),
-                    scores,
-                    int(t["round_index"]),
-                    seat,
-                    int(t["drawn"]),
-                    tuple(legal),
-                    codes,
-                    int(t["leader"]),
-                    int(t["required_lead"]) if t["lead"] < 0 else -1,
-                )
-            )
-        return views
+        return [
+            seat_view(self._records[row], self.game_rules, tuple(np.flatnonzero(self._mask_of(row)).tolist()))
+            for row in self._table_rows(rows, distinct=False).tolist()
+        ]
 
     def _mask_of(self, row: int) -> np.ndarray:
         outputs = self._blank_outputs(1)
