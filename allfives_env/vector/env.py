@@ -175,7 +175,7 @@ class VectorEnv:
         """
         listed = self._rows if rows is None else self._table_rows(rows, distinct=True)
         actions = self._actions(actions, len(listed))
-        outputs = self._blank_outputs(len(listed))
+        outputs = self._blank_outputs(len(listed), stepping=True)
         logs = np.zeros(len(listed), ROUND_LOG) if self.record_dir is not None else self._no_logs
         if self._run(kernel.step, kernel.step_parallel, listed, actions, *outputs, logs):
             self._refuse(actions, listed)  # the kernel checked every action first and changed nothing
@@ -286,14 +286,14 @@ class VectorEnv:
         numba.set_num_threads(self.num_threads)
         return parallel(self._records, self._config, self._legal, *args)
 
-    def _blank_outputs(self, count: int) -> tuple:
+    def _blank_outputs(self, count: int, stepping: bool = False) -> tuple:
         """The arrays a kernel fills: the seat to act, observation, mask, features; rewards, ends, scores, winners.
 
-        The mask comes zeroed and the observation too where it has history rows
-        (the kernels write only the bytes that are set; an observation starts as
-        a copy of a template), and the rest filled with what most rows hold (no
-        reward, no end, NaN scores, no winner): a step writes only the rows where
-        something else happened.
+        The kernels write every byte of the seat to act and the mask, and the
+        observation too unless it has history rows (an observation starts as a
+        copy of a template; of the history, only the bytes that are set are
+        written). The step kernel writes each row of the last four; the other
+        kernels leave them as they come: no reward, no end, NaN scores, no winner.
         """
         sides, n = self.game_rules.num_sides, self.num_players
         width = self.observation_size
@@ -302,16 +302,17 @@ class VectorEnv:
             if self.action_features
             else self._no_features
         )
-        return (
+        head = (
             np.empty(count, dtype=np.intp),
             (np.zeros if self.history else np.empty)((count, width), dtype=np.int8),
-            np.zeros((count, NUM_ACTIONS), dtype=np.int8),
+            np.empty((count, NUM_ACTIONS), dtype=np.int8),
             features,
-            np.zeros((count, n)),
-            np.zeros(count, dtype=bool),
-            np.full((count, sides), np.nan),
-            np.zeros((count, sides), dtype=bool),
         )
+        if stepping:
+            return (*head, np.empty((count, n)), np.empty(count, dtype=bool), np.empty((count, sides)),
+                    np.empty((count, sides), dtype=bool))  # fmt: skip
+        return (*head, np.zeros((count, n)), np.zeros(count, dtype=bool), np.full((count, sides), np.nan),
+                np.zeros((count, sides), dtype=bool))  # fmt: skip
 
     def _step_of(self, outputs: tuple) -> VectorStep:
         player, observation, mask, features, *rest = outputs

@@ -24,6 +24,7 @@ from .rules import CONTINUE, ROUND_OVER, apply, episode_winners, forced_action
 def _write_outputs(t, c, k, legal, player, observation, mask, features):
     """Row ``k`` of the outputs, and the table's legal actions as bits (``legal``: its row of the bit array)."""
     player[k] = t.to_act
+    mask[k, :] = 0  # here, while the row is in cache, rather than zeroed by numpy in a pass of its own
     _, legal[0], legal[1] = write_mask(t, c, mask[k])
     write_observation(t, c, observation[k])
     if c.features:
@@ -44,7 +45,7 @@ def _log_round(t, log):
 @jit(inline=True)
 def _step_one(t, c, action, k, rewards, terminated, final_scores, winners, logs):
     """One table's step, up to the outputs: row ``k`` of the rewards, ends, final scores and winners where they are
-    not what the caller filled them with (no reward, no end, NaN scores, no winner)."""
+    not what :func:`_step_rows` filled them with (no reward, no end, NaN scores, no winner)."""
     before = (t.scores[0], t.scores[1], t.scores[2], t.scores[3])
     event = apply(t, c, action)
     while event == CONTINUE and c.auto_forced:
@@ -97,6 +98,10 @@ def _step_rows(tables, config, legal, rows, actions, player, observation, mask, 
     c = config[0]
     for k in range(rows.shape[0]):
         t = tables[rows[k]]
+        rewards[k, :] = 0.0  # what most rows hold: no reward, no end, NaN scores, no winner
+        terminated[k] = False
+        final_scores[k, :] = np.nan
+        winners[k, :] = False
         _step_one(t, c, actions[k], k, rewards, terminated, final_scores, winners, logs)
         _write_outputs(t, c, k, legal[rows[k]], player, observation, mask, features)
 
