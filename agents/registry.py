@@ -4,7 +4,9 @@ Specs: ``random``, ``greedy``, ``heuristic``, ``search``, ``search:N`` (N
 rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH),
 ``trained`` (the shipped policy for the table), ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra),
 and the policy-guided search: ``search:trained`` or ``search:checkpoint:PATH``, either with ``:N`` rollouts
-appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count).
+appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count), and the
+exploiter of a frozen agent: ``exploit:SPEC`` or ``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec
+but an exploiter, e.g. ``exploit:heuristic``, ``exploit:trained``, ``exploit:checkpoint:PATH``).
 """
 
 from __future__ import annotations
@@ -29,18 +31,21 @@ BOTS: dict[str, type[Agent]] = {
 
 #: Every spec form ``make_agent`` accepts, for help texts and error messages.
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained",
-                                 "rllib:PATH", "search:trained[:N]", "search:checkpoint:PATH[:N]")  # fmt: skip
+                                 "rllib:PATH", "search:trained[:N]", "search:checkpoint:PATH[:N]",
+                                 "exploit:[N:]SPEC")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A spec read into its parts: ``kind`` is a name of ``BOTS``, ``checkpoint``, ``trained``, ``rllib`` or
-    ``guided`` (the policy-guided search); ``simulations`` is the rollout count given (None: the default);
-    ``path`` is the file or folder named (None for the shipped policy)."""
+    """A spec read into its parts: ``kind`` is a name of ``BOTS``, ``checkpoint``, ``trained``, ``rllib``,
+    ``guided`` (the policy-guided search) or ``exploit``; ``simulations`` is the rollout count given (None: the
+    default); ``path`` is the file or folder named (None for the shipped policy); ``target`` is the spec an
+    exploiter plays against (already checked)."""
 
     kind: str
     simulations: int | None = None
     path: str | None = None
+    target: str | None = None
 
 
 def parse_agent_spec(spec: object) -> AgentSpec:
@@ -65,6 +70,8 @@ def parse_agent_spec(spec: object) -> AgentSpec:
         return AgentSpec("checkpoint", path=arg)
     if name == "trained" and not sep:
         return AgentSpec("trained")
+    if name == "exploit" and sep:
+        return _exploit_spec(spec, arg)
     if name == "rllib" and sep:
         if not arg:
             raise ValueError(f"agent spec {spec!r}: rllib:PATH needs the folder of a saved RLlib checkpoint")
@@ -84,6 +91,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from .guided_search import GuidedSearchAgent
 
         return GuidedSearchAgent(parsed.path, seed=seed, simulations=parsed.simulations)
+    if parsed.kind == "exploit":
+        from .exploiter import DEFAULT_SIMULATIONS, ExploiterAgent
+
+        return ExploiterAgent(parsed.target, seed=seed, simulations=parsed.simulations or DEFAULT_SIMULATIONS)
     if parsed.kind == "rllib":
         return _load_rllib(parsed.path, seed)
     return _load_policy(parsed.path, seed)  # checkpoint:PATH, or trained (no path)
@@ -115,6 +126,28 @@ def _guided_spec(spec: str, arg: str) -> AgentSpec:
     if not path:
         raise ValueError(f"agent spec {spec!r}: search:checkpoint:PATH[:N] needs the path of a saved policy")
     return AgentSpec("guided", simulations=count, path=path)
+
+
+def _exploit_spec(spec: str, arg: str) -> AgentSpec:
+    """``exploit:SPEC`` and ``exploit:N:SPEC``: a leading count is the play-outs, the rest the target's spec."""
+    head, colon, rest = arg.partition(":")
+    count = None
+    if colon and whole_number(head) is not None:
+        message = f"agent spec {spec!r}: exploit:N:SPEC needs a positive whole number of play-outs, e.g. exploit:200:heuristic"
+        count, arg = _rollout_count(head, message), rest
+    if not arg.strip() or not colon and whole_number(head) is not None:
+        raise ValueError(
+            f"agent spec {spec!r}: exploit:SPEC needs the spec of the agent to exploit, e.g. exploit:heuristic"
+        )
+    try:
+        target = parse_agent_spec(arg)
+    except ValueError as err:
+        raise ValueError(f"agent spec {spec!r}: the agent to exploit is not a valid spec: {err}") from None
+    if target.kind == "exploit":
+        raise ValueError(
+            f"agent spec {spec!r}: the agent to exploit may not itself be an exploiter; allowed: any other spec"
+        )
+    return AgentSpec("exploit", simulations=count, target=arg.strip())
 
 
 def _require_torch() -> None:
