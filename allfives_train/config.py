@@ -101,13 +101,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "threads": number("int", 2, 0, 256, note=" (0: one per core, up to 2; one with a single local rollout worker)"),
         "max_minutes": number(
             "float",
-            13.0,
+            14.0,
             0,
             1_000_000,
             open_low=True,
             optional=True,
             note=" minutes",
-            help="stop early (after a whole update) when training has run this long",
+            help="stop self-play early (after a whole update), and start no new round, when the run has run this long",
         ),
         "backend": Key(
             "str",
@@ -207,7 +207,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "iteration": {
         "rounds": number(
-            "int", 0, 0, 1000, help="rounds of policy iteration on the policy's own play-outs after self-play (0: none)"
+            "int", 4, 0, 1000, help="rounds of policy iteration on the policy's own play-outs after self-play (0: none)"
         ),
         "matches": number("int", 3000, 1, 10_000_000, help="self-play matches labelled a round"),
         "epochs": number("int", 6, 1, 1000, help="passes of each round's fresh network over every label so far"),

@@ -80,7 +80,7 @@ class Trainer:
         self.pool: list[dict] = []  # actor weights of past snapshots
         self.pool_net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
         self.iteration = 0
-        self.stopped_early = ""  # why self-play stopped before train.total_steps, if it did (this process only)
+        self.stopped_early = ""  # why the run stopped before its self-play or its rounds were done (this process only)
         self.imitated = False
         self.iterated = 0  # policy-iteration rounds done
         self.steps = 0
@@ -309,10 +309,12 @@ class Trainer:
         fit = Fit(ic["epochs"], ic["lr"], ic["minibatch"], ic["huber"], self.cfg["imitation"]["value_scale"])
         model, rules = self.net.sizes(), self.rules.as_dict()
         for k in range(self.iterated + 1, ic["rounds"] + 1):
+            if self.stopped_early:
+                return  # self-play itself ran out of time: its message and eval.md say so
             if limit is not None and time.perf_counter() - began > 60 * limit:
-                tqdm.write(
-                    f"run.max_minutes={limit} reached after {self.iterated} rounds of policy iteration; stopping"
-                )
+                self.stopped_early = (f"run.max_minutes={limit} was reached after {self.iterated} of "
+                                      f"{ic['rounds']} rounds of policy iteration")  # fmt: skip
+                tqdm.write(f"stopped early: {self.stopped_early}; to train on: python train.py --resume {self.run_dir}")
                 return
             clock = time.perf_counter()
             seeds = [self.rng.randrange(2**62) for _ in range(ic["matches"])]

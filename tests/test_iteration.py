@@ -238,3 +238,18 @@ def test_the_rounds_log_keeps_only_the_rounds_a_resumed_checkpoint_holds(tmp_pat
     RoundLog(tmp_path, ["random"], None).close()  # a fresh run in the same folder starts both empty
     assert metrics_rows(tmp_path, "iteration.csv") == []
     assert tb_view(tmp_path, "tb/iteration") == {}
+
+
+def test_rounds_out_of_time_say_so_in_eval_md_and_a_resume_takes_them(tmp_path, capsys):
+    """Self-play ends within its first update; the rounds then find run.max_minutes passed and start none."""
+    short = ["--set", "train.total_steps=10", "--set", "iteration.rounds=2", "--set", "eval.final_matches=2"]
+    assert run_train("--config", TINY, "--set", f"run.dir={tmp_path}", *ITERATE[:4], *short,
+                     "--set", "run.max_minutes=0.00001") == 0  # fmt: skip
+    run = tmp_path / "tiny"
+    table = (run / "eval.md").read_text()
+    assert table.startswith("**Stopped early**: run.max_minutes=1e-05 was reached after 0 of 2 rounds of policy")
+    assert f"python train.py --resume {run}" in capsys.readouterr().out
+    assert read_training_checkpoint(run / "checkpoint.pt")["training"]["iterated"] == 0
+    assert run_train("--resume", run, "--set", "run.max_minutes=null") == 0
+    assert read_training_checkpoint(run / "checkpoint.pt")["training"]["iterated"] == 2
+    assert not (run / "eval.md").read_text().startswith("**Stopped early**")
