@@ -114,7 +114,9 @@ def structural(draw, record: dict) -> dict:
         elif kind == "retext" and isinstance(parent[path[-1]], str):
             text = parent[path[-1]]
             parent[path[-1]] = draw(
-                st.sampled_from([text.upper(), text[::-1], text + " N", text.split()[0], f" {text} ", text * 2])
+                st.sampled_from(
+                    [text.upper(), text[::-1], text + " N", (text.split() or [""])[0], f" {text} ", text * 2]
+                )
             )
     return record
 
