@@ -94,7 +94,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if parsed.kind == "exploit":
         from .exploiter import DEFAULT_SIMULATIONS, ExploiterAgent
 
-        return ExploiterAgent(parsed.target, seed=seed, simulations=parsed.simulations or DEFAULT_SIMULATIONS)
+        target = make_agent(parsed.target, 0)
+        agent = ExploiterAgent(target, seed=seed, simulations=parsed.simulations or DEFAULT_SIMULATIONS)
+        agent.name = f"exploit:{parsed.target}"
+        return agent
     if parsed.kind == "rllib":
         return _load_rllib(parsed.path, seed)
     return _load_policy(parsed.path, seed)  # checkpoint:PATH, or trained (no path)
