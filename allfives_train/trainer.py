@@ -303,14 +303,12 @@ class Trainer:
     def iterate(self, began: float, limit: float | None) -> None:
         """The rounds of policy iteration that ``iteration.rounds`` asks for and the run has not done yet."""
         ic = self.cfg["iteration"]
-        if self.iterated >= ic["rounds"]:
-            return
+        if self.iterated >= ic["rounds"] or self.stopped_early:
+            return  # done, or self-play itself ran out of time (its message and eval.md say so)
         folder, gathered = self.run_dir / LABELS, self.labels
         fit = Fit(ic["epochs"], ic["lr"], ic["minibatch"], ic["huber"], self.cfg["imitation"]["value_scale"])
         model, rules = self.net.sizes(), self.rules.as_dict()
         for k in range(self.iterated + 1, ic["rounds"] + 1):
-            if self.stopped_early:
-                return  # self-play itself ran out of time: its message and eval.md say so
             if limit is not None and time.perf_counter() - began > 60 * limit:
                 self.stopped_early = (f"run.max_minutes={limit} was reached after {self.iterated} of "
                                       f"{ic['rounds']} rounds of policy iteration")  # fmt: skip
