@@ -18,7 +18,8 @@ Like the search bot it reads only its seat's view: the deals of the hidden
 tiles are sampled from what the view shows. With ``inference`` above 0 each
 deal counts in the means with the weight :class:`~agents.inference.PlayModel`
 gives it (a seat that passed up points this round probably lacked the tiles
-that scored); by default every deal counts alike.
+that scored); by default every deal counts alike. With a ``belief`` model
+(``search:trained:belief``) the deals are drawn from its learned marginals.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import os
 from allfives_env.core import SeatView
 
 from .policy_agent import PolicyAgent, TrainedAgent
-from .search import SearchAgent
+from .search import DealModel, SearchAgent
 
 #: Rollouts a decision by player count, when none is given: ten times what the search fitted into 0.1 s before
 #: its play-outs were compiled. A decision with a choice then takes about 45 ms with two players, 30 ms with
@@ -58,9 +59,10 @@ class GuidedSearchAgent(SearchAgent):
         min_prior: float = DEFAULT_MIN_PRIOR,
         prior_weight: float = DEFAULT_PRIOR_WEIGHT,
         inference: float = DEFAULT_INFERENCE,
+        belief: DealModel | None = None,
     ) -> None:
         rollouts = DEFAULT_SIMULATIONS[2] if simulations is None else simulations
-        super().__init__(seed=seed, simulations=rollouts, inference=inference)
+        super().__init__(seed=seed, simulations=rollouts, inference=inference, belief=belief)
         self.simulations = simulations  # None: the table's default (DEFAULT_SIMULATIONS)
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
             raise ValueError(f"candidates={candidates!r} is not allowed; allowed: a positive whole number")
@@ -77,6 +79,8 @@ class GuidedSearchAgent(SearchAgent):
         self.min_prior = min_prior
         self.prior_weight = prior_weight
         self.name = "search:trained" if path is None else f"search:checkpoint:{self.policy.path.name}"
+        if belief is not None:
+            self.name += ":belief"
 
     def budget(self, view: SeatView) -> int:
         """The rollouts given at construction, else the default for the table's player count."""

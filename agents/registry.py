@@ -4,7 +4,9 @@ Specs: ``random``, ``greedy``, ``heuristic``, ``search``, ``search:N`` (N
 rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH),
 ``trained`` (the shipped policy for the table), ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra),
 and the policy-guided search: ``search:trained`` or ``search:checkpoint:PATH``, either with ``:N`` rollouts
-appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count), and the
+appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count), either
+search with its deals drawn from the shipped belief model (``belief`` before any count: ``search:belief``,
+``search:belief:400``, ``search:trained:belief``, ``search:checkpoint:PATH:belief:400``), and the
 exploiter of a frozen agent: ``exploit:SPEC`` or ``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec
 but an exploiter, e.g. ``exploit:heuristic``, ``exploit:trained``, ``exploit:checkpoint:PATH``).
 """
@@ -12,14 +14,16 @@ but an exploiter, e.g. ``exploit:heuristic``, ``exploit:trained``, ``exploit:che
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from allfives_env.core.numbers import whole_number
 
 from .base import Agent
+from .belief import shipped_belief
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
+from .search import DEFAULT_SIMULATIONS as SEARCH_SIMULATIONS
 from .search import SearchAgent
 
 BOTS: dict[str, type[Agent]] = {
@@ -30,9 +34,9 @@ BOTS: dict[str, type[Agent]] = {
 }
 
 #: Every spec form ``make_agent`` accepts, for help texts and error messages.
-AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "checkpoint:PATH", "trained",
-                                 "rllib:PATH", "search:trained[:N]", "search:checkpoint:PATH[:N]",
-                                 "exploit:[N:]SPEC")  # fmt: skip
+AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "search:belief[:N]",
+                                 "checkpoint:PATH", "trained", "rllib:PATH", "search:trained[:belief][:N]",
+                                 "search:checkpoint:PATH[:belief][:N]", "exploit:[N:]SPEC")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -40,12 +44,14 @@ class AgentSpec:
     """A spec read into its parts: ``kind`` is a name of ``BOTS``, ``checkpoint``, ``trained``, ``rllib``,
     ``guided`` (the policy-guided search) or ``exploit``; ``simulations`` is the rollout count given (None: the
     default); ``path`` is the file or folder named (None for the shipped policy); ``target`` is the spec an
-    exploiter plays against (already checked)."""
+    exploiter plays against (already checked); ``belief`` asks a search to draw its deals from the shipped belief
+    model."""
 
     kind: str
     simulations: int | None = None
     path: str | None = None
     target: str | None = None
+    belief: bool = False
 
 
 def parse_agent_spec(spec: object) -> AgentSpec:
@@ -59,11 +65,14 @@ def parse_agent_spec(spec: object) -> AgentSpec:
     name, sep, arg = spec.strip().partition(":")
     if name in BOTS and not sep:
         return AgentSpec(name)
-    if name == "search" and (arg == "trained" or arg.startswith(("trained:", "checkpoint:"))):
-        return _guided_spec(spec, arg)
     if name == "search" and sep:
+        arg, belief = _take_belief(arg)
+        if arg == "trained" or arg.startswith(("trained:", "checkpoint:")):
+            return replace(_guided_spec(spec, arg), belief=belief)
+        if belief and not arg:
+            return AgentSpec("search", belief=True)
         message = f"agent spec {spec!r}: search:N needs a positive whole number of rollouts, e.g. search:200"
-        return AgentSpec("search", simulations=_rollout_count(arg, message))
+        return AgentSpec("search", simulations=_rollout_count(arg, message), belief=belief)
     if name == "checkpoint" and sep:
         if not arg:
             raise ValueError(f"agent spec {spec!r}: checkpoint:PATH needs the path of a saved policy")
@@ -82,15 +91,19 @@ def parse_agent_spec(spec: object) -> AgentSpec:
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent named by ``spec``, seeded with ``seed``; ValueError names the allowed specs."""
     parsed = parse_agent_spec(spec)
-    if parsed.kind == "search" and parsed.simulations is not None:
-        return SearchAgent(seed=seed, simulations=parsed.simulations)
+    belief = shipped_belief() if parsed.belief else None
+    if parsed.kind == "search" and (parsed.simulations is not None or belief is not None):
+        agent = SearchAgent(seed=seed, simulations=parsed.simulations or SEARCH_SIMULATIONS, belief=belief)
+        if belief is not None:
+            agent.name = "search:belief"
+        return agent
     if parsed.kind in BOTS:
         return BOTS[parsed.kind](seed=seed)
     if parsed.kind == "guided":
         _require_torch()
         from .guided_search import GuidedSearchAgent
 
-        return GuidedSearchAgent(parsed.path, seed=seed, simulations=parsed.simulations)
+        return GuidedSearchAgent(parsed.path, seed=seed, simulations=parsed.simulations, belief=belief)
     if parsed.kind == "exploit":
         from .exploiter import DEFAULT_SIMULATIONS, ExploiterAgent
 
@@ -101,6 +114,16 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if parsed.kind == "rllib":
         return _load_rllib(parsed.path, seed)
     return _load_policy(parsed.path, seed)  # checkpoint:PATH, or trained (no path)
+
+
+def _take_belief(arg: str) -> tuple[str, bool]:
+    """``arg`` without a ``belief`` word just before its optional trailing rollout count, and whether it had one."""
+    parts = arg.split(":")
+    at = len(parts) - 2 if len(parts) > 1 and whole_number(parts[-1]) is not None else len(parts) - 1
+    if parts[at] != "belief":
+        return arg, False
+    del parts[at]
+    return ":".join(parts), True
 
 
 def _rollout_count(text: str, message: str) -> int:

@@ -207,12 +207,26 @@ def add_deal_values(
 ) -> None:
     """Add to ``totals[i]`` each deal's ``weight * outcome`` of ``actions[i]`` for the view's side, deal by deal in
     order (so that batches of deals sum exactly as one loop over them would): one compiled call."""
-    rules = view.rules
     hands = np.array([deal_hands + [0] * (4 - len(deal_hands)) for deal_hands, _ in deals], dtype=np.int32)
-    boneyards = np.zeros((len(deals), max(1, rules.boneyard_size)), dtype=np.int8)
+    boneyards = np.zeros((len(deals), max(1, view.rules.boneyard_size)), dtype=np.int8)
     if view.boneyard_left:
         boneyards[:, : view.boneyard_left] = [boneyard for _, boneyard in deals]
-    _deal_totals(view_record(view), config_of(rules), hands, boneyards, np.asarray(weights, dtype=np.float64),
+    add_deal_arrays(totals, view, hands, boneyards, weights, actions, guarded)
+
+
+def add_deal_arrays(
+    totals: np.ndarray,
+    view: SeatView,
+    hands: np.ndarray,
+    boneyards: np.ndarray,
+    weights: list[float] | np.ndarray,
+    actions: list[int],
+    guarded: bool,
+) -> None:
+    """:func:`add_deal_values` for deals given as arrays: hand masks [D, 4] and boneyards [D, B] in draw order."""
+    rules = view.rules
+    _deal_totals(view_record(view), config_of(rules), np.asarray(hands, dtype=np.int32),
+                 np.asarray(boneyards, dtype=np.int8), np.asarray(weights, dtype=np.float64),
                  np.asarray(actions, dtype=np.int64), rules.side_of[view.seat], guarded, np.zeros(1, TABLE), totals)  # fmt: skip
 
 

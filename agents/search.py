@@ -21,7 +21,9 @@ Rollout policies (every seat plays the same one, with all tiles of the deal know
 
 With ``inference`` above 0 (plain ``search`` keeps 0), each deal counts in the
 means with the weight :class:`~agents.inference.PlayModel` gives it: how
-likely it makes the other seats' placements this round.
+likely it makes the other seats' placements this round. With a ``belief``
+model (:mod:`agents.belief`; ``search:belief``), the deals are drawn from
+its learned marginals instead of uniformly, within the same known facts.
 
 Budget: ``simulations`` rollouts per decision, shared evenly among the
 candidates (deterministic for a seed), or ``time_limit`` seconds per decision
@@ -34,6 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Protocol
 
 import numpy as np
 
@@ -45,12 +48,24 @@ from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
 from .base import Agent
 from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
 from .inference import PlayModel
-from .rollout import WIN_BONUS, add_deal_values, config_of, state_record, table_values
+from .rollout import WIN_BONUS, add_deal_arrays, add_deal_values, config_of, state_record, table_values
 
 DEFAULT_SIMULATIONS = 240
 ROLLOUTS = ("guarded", "greedy")
 SAMPLE_TRIES = 50  # random fills tried before the exact (matching) fill
 TIMED_BATCH = 8  # deals played per compiled call under a time limit, between looks at the clock
+
+
+class Dealer(Protocol):
+    def deals(self, rng: random.Random, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` deals of the view's hidden tiles: hand masks [count, 4] and boneyards [count, B]."""
+
+
+class DealModel(Protocol):
+    """What draws a search's deals instead of :func:`sample_hidden` (:class:`agents.belief.BeliefModel`)."""
+
+    def dealer(self, view: SeatView) -> Dealer:
+        """A sampler of deals that agree with ``view``."""
 
 
 class SamplingError(ValueError):
@@ -282,6 +297,7 @@ class SearchAgent(Agent):
         time_limit: float | None = None,
         rollout: str = "guarded",
         inference: float = 0.0,
+        belief: DealModel | None = None,
     ) -> None:
         super().__init__(seed)
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
@@ -294,10 +310,15 @@ class SearchAgent(Agent):
             raise ValueError(
                 f"inference={inference!r} is not allowed; allowed: a finite number >= 0 (0: deals unweighted)"
             )
+        if belief is not None and not callable(getattr(belief, "dealer", None)):
+            raise ValueError(
+                f"belief={belief!r} is not allowed; allowed: None or a model from agents.belief.load_belief()"
+            )
         self.simulations = simulations
         self.time_limit = time_limit
         self.rollout = rollout
         self.inference = inference
+        self.belief = belief
 
     def act(self, view: SeatView) -> int:
         legal = view.legal
@@ -315,16 +336,24 @@ class SearchAgent(Agent):
         legal = view.legal if actions is None else actions
         totals = np.zeros(len(legal))
         model = PlayModel(view, self.inference) if self.inference else None
+        dealer = self.belief.dealer(view) if self.belief is not None else None
         weights = 0.0
         deals = max(1, self.budget(view) // len(legal))
         guarded = self.rollout == "guarded"
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while done < deals if deadline is None else done == 0 or time.perf_counter() < deadline:
-            batch = [sample_hidden(view, self.rng) for _ in range(deals - done if deadline is None else TIMED_BATCH)]
-            batch_weights = [model.weight(hands) if model else 1.0 for hands, _ in batch]
-            add_deal_values(totals, view, batch, batch_weights, legal, guarded)
+            count = deals - done if deadline is None else TIMED_BATCH
+            if dealer is not None:
+                hands, boneyards = dealer.deals(self.rng, count)
+                n = len(view.hand_counts)
+                batch_weights = [model.weight(h[:n].tolist()) for h in hands] if model else [1.0] * count
+                add_deal_arrays(totals, view, hands, boneyards, batch_weights, legal, guarded)
+            else:
+                batch = [sample_hidden(view, self.rng) for _ in range(count)]
+                batch_weights = [model.weight(hands) if model else 1.0 for hands, _ in batch]
+                add_deal_values(totals, view, batch, batch_weights, legal, guarded)
             for weight in batch_weights:
                 weights += weight
-            done += len(batch)
+            done += count
         return [float(total) / weights for total in totals.tolist()]

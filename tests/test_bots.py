@@ -137,7 +137,8 @@ def test_no_bot_reads_hidden_tiles(config, guided_search_spec):
     """Dealing again the tiles the acting seat cannot see never changes its view or any bot's choice."""
     rng = random.Random(5)
     changed = compared = 0
-    makers = [RandomAgent, GreedyAgent, HeuristicAgent, lambda s: SearchAgent(s, simulations=12)]
+    makers = [RandomAgent, GreedyAgent, HeuristicAgent, lambda s: SearchAgent(s, simulations=12),
+              lambda s: make_agent("search:belief:12", seed=s)]  # fmt: skip
     if guided_search_spec is not None:  # the policy-guided search
         makers.append(lambda s: make_agent(guided_search_spec, seed=s))
     for state, view in positions(config, range(2), target=80):
