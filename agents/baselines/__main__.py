@@ -10,7 +10,7 @@ opponents through the harness, the last one the benchmark's ladder and both
 exploitability measures (:mod:`.evaluation`). Results go to ``--out``:
 ``runs.csv``, ``curves.csv``, ``final.csv``, ``exploitability.csv``,
 ``baselines.json``, ``summary.md`` and ``curves.png``; the runs' folders
-(snapshots, logs) to ``--out``/runs. See docs/baselines.md.
+(snapshots, logs) to ``--out``/runs (default ``results/baselines``). See docs/baselines.md.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--br-minutes", metavar="M", help="CPU minutes of each best response (default 10)")
     p.add_argument("--workers", metavar="N", help="harness worker processes (default 2; 1 with --quick)")
     p.add_argument("--threads", metavar="N", default="1", help="torch threads of each training process (default 1)")
-    p.add_argument("--out", type=Path, default=Path("baselines"), help="where the results go (default baselines)")
+    p.add_argument("--out", type=Path, default=Path("results/baselines"), help="where the results go")
     return p
 
 

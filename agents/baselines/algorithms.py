@@ -10,7 +10,7 @@ project's PPO lives in the training layer and is started there.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from dataclasses import dataclass
 
@@ -35,8 +35,14 @@ class Algorithm:
                 "--points", str(job.points), "--out", str(job.out)]  # fmt: skip
 
     def missing(self) -> list[str]:
-        """The packages this algorithm needs that are not installed."""
-        return [p for p in self.packages if importlib.util.find_spec(p) is None]
+        """The packages this algorithm needs that do not import (not installed, or broken)."""
+        found = []
+        for package in self.packages:
+            try:
+                importlib.import_module(package)
+            except ImportError:
+                found.append(package)
+        return found
 
 
 ALGORITHMS: dict[str, Algorithm] = {
