@@ -3,8 +3,9 @@
 Specs: ``random``, ``greedy``, ``heuristic``, ``search``, ``search:N`` (N
 rollouts per decision), ``checkpoint:PATH`` (a trained policy saved at PATH),
 ``trained`` (the shipped policy for the table), ``rllib:PATH`` (an RLlib checkpoint, with the ``ray`` extra),
-and the policy-guided search: ``search:trained`` or ``search:checkpoint:PATH``, either with ``:N`` rollouts
-appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count), either
+the policies other libraries trained (:data:`LIBRARY_AGENTS`: ``sb3:PATH``, ``tianshou:PATH``, ``dmc:PATH``,
+``nfsp:PATH``), and the policy-guided search: ``search:trained`` or ``search:checkpoint:PATH``, either with ``:N``
+rollouts appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count), either
 search with its deals drawn from the shipped belief model (``belief`` before any count: ``search:belief``,
 ``search:belief:400``, ``search:trained:belief``, ``search:checkpoint:PATH:belief:400``), and the
 exploiter of a frozen agent: ``exploit:SPEC`` or ``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec
@@ -35,14 +36,24 @@ BOTS: dict[str, type[Agent]] = {
 
 #: Every spec form ``make_agent`` accepts, for help texts and error messages.
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "search:belief[:N]",
-                                 "checkpoint:PATH", "trained", "rllib:PATH", "search:trained[:belief][:N]",
-                                 "search:checkpoint:PATH[:belief][:N]", "exploit:[N:]SPEC")  # fmt: skip
+                                 "checkpoint:PATH", "trained", "rllib:PATH", "sb3:PATH", "tianshou:PATH", "dmc:PATH",
+                                 "nfsp:PATH", "search:trained[:belief][:N]", "search:checkpoint:PATH[:belief][:N]",
+                                 "exploit:[N:]SPEC")  # fmt: skip
+#: Policies trained by other libraries, ``KIND:PATH``: (``module:function`` that loads one as ``function(path, seed)``,
+#: imported only when asked for; the package it needs; the extra that brings it; what PATH is).
+LIBRARY_AGENTS: dict[str, tuple[str, str, str, str]] = {
+    "rllib": ("agents.rllib_agent:load_rllib_agent", "ray.rllib", "ray", "the folder of a saved RLlib checkpoint"),
+    "sb3": ("agents.sb3_agent:SB3Agent", "sb3_contrib", "sb3", "the .zip of a saved MaskablePPO model"),
+    "tianshou": ("agents.tianshou_agent:TianshouAgent", "tianshou", "ray", "the file of a saved Tianshou DQN network"),
+    "dmc": ("agents.rlcard_agent:DMCAgent", "rlcard", "baselines", "the model.tar of an RLCard DMC run"),
+    "nfsp": ("agents.rlcard_agent:NFSPAgent", "rlcard", "baselines", "the file of saved RLCard NFSP networks"),
+}
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A spec read into its parts: ``kind`` is a name of ``BOTS``, ``checkpoint``, ``trained``, ``rllib``,
-    ``guided`` (the policy-guided search) or ``exploit``; ``simulations`` is the rollout count given (None: the
+    """A spec read into its parts: ``kind`` is a name of ``BOTS``, ``checkpoint``, ``trained``, a key of
+    ``LIBRARY_AGENTS``, ``guided`` (the policy-guided search) or ``exploit``; ``simulations`` is the rollout count given (None: the
     default); ``path`` is the file or folder named (None for the shipped policy); ``target`` is the spec an
     exploiter plays against (already checked); ``belief`` asks a search to draw its deals from the shipped belief
     model."""
@@ -81,10 +92,10 @@ def parse_agent_spec(spec: object) -> AgentSpec:
         return AgentSpec("trained")
     if name == "exploit" and sep:
         return _exploit_spec(spec, arg)
-    if name == "rllib" and sep:
+    if name in LIBRARY_AGENTS and sep:
         if not arg:
-            raise ValueError(f"agent spec {spec!r}: rllib:PATH needs the folder of a saved RLlib checkpoint")
-        return AgentSpec("rllib", path=arg)
+            raise ValueError(f"agent spec {spec!r}: {name}:PATH needs {LIBRARY_AGENTS[name][3]}")
+        return AgentSpec(name, path=arg)
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(AGENT_NAMES)}")
 
 
@@ -111,8 +122,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         agent = ExploiterAgent(target, seed=seed, simulations=parsed.simulations or DEFAULT_SIMULATIONS)
         agent.name = f"exploit:{parsed.target}"
         return agent
-    if parsed.kind == "rllib":
-        return _load_rllib(parsed.path, seed)
+    if parsed.kind in LIBRARY_AGENTS:
+        return _load_library(parsed.kind, parsed.path, seed)
     return _load_policy(parsed.path, seed)  # checkpoint:PATH, or trained (no path)
 
 
@@ -194,12 +205,15 @@ def _load_policy(path: str | None, seed: int | None) -> Agent:
     return load_policy_agent(path, seed)
 
 
-def _load_rllib(path: str, seed: int | None) -> Agent:
-    """RLlib checkpoints play through ``agents.rllib_agent``, imported only here: Ray is an optional extra."""
+def _load_library(kind: str, path: str, seed: int | None) -> Agent:
+    """Another library's policy, through its module of this package: the library is an optional extra."""
+    loader, package, extra, _ = LIBRARY_AGENTS[kind]
     try:
-        import ray.rllib  # noqa: F401
+        importlib.import_module(package)
     except ModuleNotFoundError:
         raise ValueError(
-            f"rllib:{path} needs RLlib, which is not installed; install it with: pip install -e '.[ray]'"
+            f"{kind}:{path} needs {package.split('.')[0]}, which is not installed; "
+            f"install it with: pip install -e '.[{extra}]'"
         ) from None
-    return importlib.import_module("agents.rllib_agent").load_rllib_agent(path, seed)
+    module, _, function = loader.partition(":")
+    return getattr(importlib.import_module(module), function)(path, seed)

@@ -24,7 +24,10 @@ import pytest
 
 REQUIRE = "ALLFIVES_REQUIRE_RAY"
 #: The extra of pyproject.toml that brings each optional package the tests import.
-EXTRA = {"ray": "ray", "tianshou": "ray", "torch": "train", "sb3_contrib": "sb3", "starlette": "web", "httpx": "dev"}
+EXTRA = {"ray": "ray", "tianshou": "ray", "torch": "train", "sb3_contrib": "sb3", "starlette": "web", "httpx": "dev",
+         "rlcard": "baselines"}  # fmt: skip
+#: Extras whose missing packages fail the tests when ``CI`` is set, instead of skipping (CI installs them).
+REQUIRED_IN_CI = {"baselines"}
 
 
 def skip_reason(module: str) -> str:
@@ -35,8 +38,9 @@ def skip_reason(module: str) -> str:
 
 def require(module: str) -> ModuleType:
     """Import ``module``; skip the test module without it, saying what to install (fail instead for the ray
-    extra's packages when ``ALLFIVES_REQUIRE_RAY=1``)."""
-    if EXTRA[module.partition(".")[0]] == "ray" and os.environ.get(REQUIRE) == "1":
+    extra's packages when ``ALLFIVES_REQUIRE_RAY=1``, and for those of :data:`REQUIRED_IN_CI` when ``CI`` is set)."""
+    extra = EXTRA[module.partition(".")[0]]
+    if extra == "ray" and os.environ.get(REQUIRE) == "1" or extra in REQUIRED_IN_CI and os.environ.get("CI"):
         return importlib.import_module(module)
     return pytest.importorskip(module, reason=skip_reason(module))
 

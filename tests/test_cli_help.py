@@ -22,8 +22,8 @@ from allfives_env.__main__ import parser as cli_parser
 from allfives_env.help_text import plain_help
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ["allfives_env", "agents.play", "agents.evaluate", "agents.evaluation", "agents.benchmark",
-           "allfives_web", "allfives_web.server"]  # fmt: skip
+MODULES = ["allfives_env", "agents.play", "agents.evaluate", "agents.evaluation", "agents.benchmark", "agents.baselines",
+           "agents.baselines.train", "allfives_train.baseline_run", "allfives_web", "allfives_web.server"]  # fmt: skip
 SUBCOMMANDS = sorted(cli_parser()._subparsers._group_actions[0].choices)  # demo, replay, and the forwarded ones
 SCRIPTS = sorted(
     str(path.relative_to(ROOT))

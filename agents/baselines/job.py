@@ -1,0 +1,107 @@
+"""One training run of one algorithm: what it is asked for, and the snapshots it leaves at points of the budget.
+
+A run trains until its library has stepped ``budget`` decisions and saves a
+snapshot each time the count passes the next of ``points`` (the budget cut in
+equal parts), at the first boundary of the library's own training loop past
+it. Each snapshot is an agent spec the harness can play (``sb3:PATH``,
+``checkpoint:PATH``...), recorded with the decisions stepped and the seconds
+spent when it was taken. The run's record, ``run.json`` in its folder, is what
+the evaluation reads.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+RECORD = "run.json"
+
+
+@dataclass(frozen=True)
+class Job:
+    """Train ``algorithm`` with ``seed`` for ``budget`` decisions into ``out``, snapshotting at ``points`` parts."""
+
+    algorithm: str
+    seed: int
+    budget: int
+    points: int
+    out: Path
+
+    def marks(self) -> list[int]:
+        """The decision counts at which a snapshot is due: the budget cut in ``points`` equal parts."""
+        return [max(1, self.budget * k // self.points) for k in range(1, self.points + 1)]
+
+
+@dataclass
+class Snapshot:
+    decisions: int
+    seconds: float
+    spec: str
+
+
+@dataclass
+class Recorder:
+    """Keeps the clock and the snapshots of one run, and writes ``run.json``."""
+
+    job: Job
+    settings: dict = field(default_factory=dict)
+    snapshots: list[Snapshot] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+
+    def due(self, decisions: int) -> bool:
+        """Whether ``decisions`` has passed a mark that no snapshot covers yet."""
+        covered = self.snapshots[-1].decisions if self.snapshots else 0
+        return any(covered < mark <= decisions for mark in self.job.marks())
+
+    def finished(self, decisions: int) -> bool:
+        return decisions >= self.job.budget
+
+    def path(self, decisions: int, suffix: str = "") -> Path:
+        """Where the snapshot at ``decisions`` goes (the folder is made)."""
+        folder = self.job.out / "snapshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{decisions:010d}{suffix}"
+
+    def save(self, decisions: int, spec: str) -> None:
+        self.snapshots.append(Snapshot(decisions, time.perf_counter() - self.started, spec))
+        self.write(decisions)
+
+    def write(self, decisions: int) -> Path:
+        record = {"job": {**asdict(self.job), "out": str(self.job.out)}, "decisions": decisions,
+                  "seconds": time.perf_counter() - self.started, "settings": self.settings,
+                  "snapshots": [asdict(s) for s in self.snapshots]}  # fmt: skip
+        path = self.job.out / RECORD
+        path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        return path
+
+
+def read_record(folder: Path) -> dict:
+    """The ``run.json`` a run left in ``folder``; ValueError naming the file when it is missing or unreadable."""
+    path = Path(folder) / RECORD
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        record["snapshots"] = [Snapshot(**s) for s in record["snapshots"]]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{path}: no readable run record ({err})") from None
+    if not record["snapshots"]:
+        raise ValueError(f"{path}: the run left no snapshot")
+    return record
+
+
+def read_job(argv: list[str] | None, prog: str, algorithms: list[str]) -> Job:
+    """The job a training process is started with: ``ALGORITHM --seed S --budget B --points P --out DIR``."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog=prog, description="Train one baseline algorithm, leaving snapshots and run.json.")
+    p.add_argument("algorithm", choices=algorithms)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--budget", type=int, required=True, help="environment decisions to train on")
+    p.add_argument("--points", type=int, required=True, help="snapshots, at equal parts of the budget")
+    p.add_argument("--out", type=Path, required=True, help="the run's folder")
+    args = p.parse_args(argv)
+    if args.budget < 1 or args.points < 1 or args.seed < 0:
+        p.error("--budget and --points must be positive whole numbers, --seed a whole number >= 0")
+    args.out.mkdir(parents=True, exist_ok=True)
+    return Job(args.algorithm, args.seed, args.budget, args.points, args.out)

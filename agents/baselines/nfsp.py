@@ -1,0 +1,59 @@
+"""RLCard's NFSP on :class:`agents.rlcard_env.AllFivesRLCardEnv`, self-play: one NFSP agent per seat.
+
+Why NFSP as the sixth algorithm: every other one here learns a best reply
+to whatever it meets (itself, or the bots); Neural Fictitious Self-Play
+comes from game theory instead. Each seat keeps a DQN best response to the
+others' average play and a supervised network of its own average play, and
+in two-player zero-sum games that average approaches a Nash equilibrium, so
+its exploitability (which the baselines measure) is the figure it aims at.
+CFR, the other game-theoretic family RLCard has, walks the whole game tree
+and does not scale to a domino match.
+
+The loop is RLCard's own: each episode every agent samples its policy
+(``sample_episode_policy``), ``env.run(is_training=True)`` plays a match,
+``reorganize`` turns it into transitions and each seat's agent is fed its
+own. NFSP's defaults, with the hidden layers RLCard's examples use ([64, 64]
+for both networks; the class has none). A decision is one env step of either
+seat (``env.timestep``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from rlcard.agents import NFSPAgent
+from rlcard.utils import reorganize
+
+from ..rlcard_agent import NFSP_FORMAT
+from ..rlcard_env import AllFivesRLCardEnv
+from .job import Job, Recorder
+
+LAYERS = [64, 64]
+
+SETTINGS = {
+    "env": "AllFivesRLCardEnv({'seed': SEED}, auto_forced=True)",
+    "hidden_layers_sizes": "64, 64 (RLCard's examples)",
+    "q_mlp_layers": "64, 64 (RLCard's examples)",
+}
+
+
+def train(job: Job, recorder: Recorder) -> int:
+    torch.manual_seed(job.seed)
+    np.random.seed(job.seed)  # NFSP samples its policies and actions from numpy's global generator
+    env = AllFivesRLCardEnv({"seed": job.seed}, auto_forced=True)
+    agents = [NFSPAgent(num_actions=env.num_actions, state_shape=env.state_shape[0], hidden_layers_sizes=LAYERS,
+                        q_mlp_layers=LAYERS, device=torch.device("cpu")) for _ in range(env.num_players)]  # fmt: skip
+    env.set_agents(agents)
+    while not recorder.finished(env.timestep):
+        for agent in agents:
+            agent.sample_episode_policy()
+        trajectories, payoffs = env.run(is_training=True)
+        for agent, transitions in zip(agents, reorganize(trajectories, payoffs), strict=True):
+            for transition in transitions:
+                agent.feed(transition)
+        if recorder.due(env.timestep) or recorder.finished(env.timestep):
+            path = recorder.path(env.timestep, ".pt")
+            torch.save({"format": NFSP_FORMAT, "mlp_layers": agents[0].policy_network.mlp_layers,
+                        "seats": [agent.policy_network.state_dict() for agent in agents]}, path)  # fmt: skip
+            recorder.save(env.timestep, f"nfsp:{path}")
+    return env.timestep

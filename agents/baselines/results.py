@@ -1,0 +1,108 @@
+"""The baselines' results: rows kept as plain dicts, written as CSV, JSON and a Markdown summary.
+
+Four tables, each with the algorithm and seed on every row: ``runs`` (the
+training run: decisions, wall seconds, decisions a second, peak memory, the
+exact command), ``curves`` (each snapshot against each curve opponent),
+``final`` (the benchmark rows of the last snapshot) and ``exploitability``.
+The summary gives, per algorithm, the mean over seeds and the range
+(lowest to highest seed).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TABLES = ("runs", "curves", "final", "exploitability")
+
+
+@dataclass
+class Results:
+    command: str
+    settings: dict
+    runs: list[dict] = field(default_factory=list)
+    curves: list[dict] = field(default_factory=list)
+    final: list[dict] = field(default_factory=list)
+    exploitability: list[dict] = field(default_factory=list)
+
+    def write(self, out: Path) -> list[Path]:
+        """``TABLE.csv`` for each table, ``baselines.json`` with all of them, ``summary.md``; the paths."""
+        out.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name in TABLES:
+            paths.append(out / f"{name}.csv")
+            paths[-1].write_text(to_csv(getattr(self, name)), encoding="utf-8")
+        everything = {"command": self.command, "settings": self.settings, **{n: getattr(self, n) for n in TABLES}}
+        paths.append(out / "baselines.json")
+        paths[-1].write_text(json.dumps(_finite(everything), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        paths.append(out / "summary.md")
+        paths[-1].write_text(self.markdown(), encoding="utf-8")
+        return paths
+
+    def markdown(self) -> str:
+        algorithms = list(dict.fromkeys(r["algorithm"] for r in self.runs))
+        opponents = list(dict.fromkeys(r["opponent"] for r in self.final))
+        lines = ["# Baselines", "", f"Command: `{self.command}`", "",
+                 "Mean over seeds, [lowest, highest seed] after it. WP: win rate of the final agent against each "
+                 "ladder opponent (two-player pagat, held-out seeds). Exploitability: the attacker's win rate "
+                 "against the final agent.", "",
+                 "| Algorithm | Seeds | Decisions | Wall s | Decisions/s | Peak MB | "
+                 + " | ".join(f"WP vs {o}" for o in opponents) + " | Best response | Exploiter |",
+                 "|---" * (8 + len(opponents)) + "|"]  # fmt: skip
+        for a in algorithms:
+            runs = [r for r in self.runs if r["algorithm"] == a]
+            cells = [a, str(len(runs)), _spread([r["decisions"] for r in runs], "{:,.0f}"),
+                     _spread([r["seconds"] for r in runs], "{:,.0f}"), _spread([r["decisions_per_s"] for r in runs], "{:,.0f}"),
+                     _spread([r["peak_mb"] for r in runs], "{:,.0f}")]  # fmt: skip
+            for o in opponents:
+                cells.append(
+                    _spread([r["win_rate"] for r in self.final if (r["algorithm"], r["opponent"]) == (a, o)], "{:.1%}")
+                )
+            for method in ("best_response", "exploiter"):
+                found = [r["win_rate"] for r in self.exploitability if (r["algorithm"], r["method"]) == (a, method)]
+                cells.append(_spread(found, "{:.1%}"))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines += ["", "Training commands (one per run):", ""]
+        lines += [f"- {r['algorithm']} seed {r['seed']}: `{r['command']}`" for r in self.runs]
+        return "\n".join(lines) + "\n"
+
+
+def _spread(values: Sequence[float], fmt: str) -> str:
+    """``mean [low, high]`` of ``values`` (just the value for one, ``-`` for none)."""
+    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not values:
+        return "-"
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return fmt.format(mean)
+    return f"{fmt.format(mean)} [{fmt.format(min(values))}, {fmt.format(max(values))}]"
+
+
+def to_csv(rows: list[dict]) -> str:
+    fields = list(dict.fromkeys(key for row in rows for key in row))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def read_results(out: Path) -> dict:
+    """``baselines.json`` of ``out``, as written."""
+    return json.loads((Path(out) / "baselines.json").read_text(encoding="utf-8"))
+
+
+def _finite(x):
+    """NaN (an interval over one match) as null, so the file is strict JSON."""
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    return x

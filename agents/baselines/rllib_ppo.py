@@ -1,0 +1,62 @@
+"""RLlib's PPO on the PettingZoo env, self-play: both seats map to one shared policy.
+
+The env is :func:`agents.rllib_env.rllib_env` (RLlib's ``PettingZooEnv`` over
+``FloatObservations``) and the module :class:`agents.rllib_module.MaskedPPOModule`
+(PPO's default network with the action mask applied), the project's
+documented way to run RLlib (docs/ray.md). PPO's own defaults otherwise
+(4,000 steps a batch, minibatches of 128, 30 epochs, learning rate 5e-5,
+two hidden layers of 256). A decision is one env step of either seat, as
+RLlib counts ``num_env_steps_sampled_lifetime``.
+"""
+
+from __future__ import annotations
+
+import ray
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+from ray.tune.registry import register_env
+
+from ..rllib_agent import SHARED
+from ..rllib_env import rllib_env
+from ..rllib_module import MaskedPPOModule
+from .job import Job, Recorder
+
+ENV_NAME = "allfives-baseline"
+
+SETTINGS = {
+    "env": "rllib_env(auto_forced=True), environment checking off (it steps illegal random actions)",
+    "module": "MaskedPPOModule, one policy 'shared' for both seats",
+    "num_env_runners": "0: sampling in the driver, as examples/rllib_ppo.py does on two cores",
+}
+
+
+def build_config(seed: int) -> PPOConfig:
+    register_env(ENV_NAME, rllib_env)
+    module = RLModuleSpec(module_class=MaskedPPOModule)
+    return (
+        PPOConfig()
+        .environment(ENV_NAME, env_config={"auto_forced": True}, disable_env_checking=True)
+        .framework("torch")
+        .env_runners(num_env_runners=0)
+        .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent_id, episode, **kwargs: SHARED)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module}))
+        .debugging(seed=seed)
+    )
+
+
+def train(job: Job, recorder: Recorder) -> int:
+    ray.init(include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+    algo = build_config(job.seed).build_algo()
+    steps = 0
+    try:
+        while not recorder.finished(steps):
+            steps = int(algo.train()[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
+            if recorder.due(steps) or recorder.finished(steps):
+                path = algo.save_to_path(str(recorder.path(steps).resolve()))
+                recorder.save(steps, f"rllib:{path}")
+    finally:
+        algo.stop()
+        ray.shutdown()
+    return steps

@@ -1,0 +1,227 @@
+"""The baselines: every algorithm's --quick path trains, leaves playable snapshots and is measured; bad input is refused.
+
+One ``python -m agents.baselines --quick`` run (a few minutes on two cores)
+serves the per-algorithm tests. An algorithm whose library is missing is
+skipped with the extra to install (a failure where ``CI`` is set, since CI
+installs the ``baselines`` extra); RLlib also needs a network namespace with
+loopback only, as every Ray test here (see ``tests/optional.py``).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from optional import skip_reason
+
+from agents.baselines import ALGORITHMS, Job, Recorder, read_record
+from agents.baselines.__main__ import QUICK
+from agents.baselines.evaluation import CURVE_OPPONENTS
+from agents.benchmark import LADDER
+from agents.registry import LIBRARY_AGENTS, make_agent
+from allfives_env.core import State, make_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN = [sys.executable, "-m", "agents.baselines"]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+def why_not(name: str) -> str | None:
+    """Why the algorithm cannot run here (a missing package, Ray without a loopback-only network), or None."""
+    algorithm = ALGORITHMS[name]
+    missing = algorithm.missing()
+    if missing and os.environ.get("CI"):
+        pytest.fail(f"{name} needs {', '.join(missing)}, which CI installs (the {algorithm.extra} extra)")
+    if missing:
+        return f"needs {', '.join(missing)}: pip install -e '.[{algorithm.extra}]' (the '{algorithm.extra}' extra)"
+    others = sorted(n for _, n in socket.if_nameindex() if n != "lo")
+    if name == "rllib_ppo" and others and os.environ.get("ALLFIVES_REQUIRE_RAY") != "1":
+        return f"Ray runs only where loopback is the sole network interface (found {', '.join(others)})"
+    return None
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> tuple[Path, dict, list[str]]:
+    """One --quick run of every algorithm that can run here: (output folder, baselines.json, algorithms run)."""
+    names = [name for name in ALGORITHMS if why_not(name) is None]
+    if not names:
+        pytest.skip("no baseline library is installed: pip install -e '.[baselines]'")
+    out = tmp_path_factory.mktemp("baselines")
+    done = subprocess.run([*RUN, "--quick", "--only", *names, "--out", str(out)], cwd=ROOT, env=_env(),
+                          capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out, json.loads((out / "baselines.json").read_text(encoding="utf-8")), names
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_quick_run_trains_the_budget_and_measures_every_snapshot(quick, name):
+    out, results, names = quick
+    if name not in names:
+        pytest.skip(why_not(name))
+    (run,) = [r for r in results["runs"] if r["algorithm"] == name]
+    assert run["decisions"] >= QUICK["budget"] and run["seconds"] > 0 and run["peak_mb"] > 50
+    assert run["decisions_per_s"] == pytest.approx(run["decisions"] / run["seconds"], rel=0.01)
+    record = read_record(out / "runs" / name / "seed1")
+    assert record["decisions"] == run["decisions"] and record["snapshots"][-1].spec == run["final_spec"]
+    curve = [r for r in results["curves"] if r["algorithm"] == name]
+    points = sorted({r["point"] for r in curve})
+    assert points == list(range(1, len(record["snapshots"]) + 1))
+    for point, snapshot in zip(points, record["snapshots"], strict=True):
+        rows = [r for r in curve if r["point"] == point]
+        assert [r["opponent"] for r in rows] == list(CURVE_OPPONENTS)
+        for r in rows:
+            assert r["decisions"] == snapshot.decisions and r["games"] == 2 * QUICK["matches"]
+            assert r["ci_low"] <= r["win_rate"] <= r["ci_high"]
+    assert [r["decisions"] for r in curve] == sorted(r["decisions"] for r in curve)
+    assert [r["opponent"] for r in results["final"] if r["algorithm"] == name] == list(LADDER)
+    methods = [r["method"] for r in results["exploitability"] if r["algorithm"] == name]
+    assert methods == ["best_response", "exploiter"]
+    assert results["settings"]["algorithms"][name]["changed"], "every run lists what it changed"
+
+
+def test_result_files_parse_and_agree(quick):
+    out, results, names = quick
+    for table in ("runs", "curves", "final", "exploitability"):
+        with open(out / f"{table}.csv", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == len(results[table]) > 0
+        assert [r["algorithm"] for r in rows] == [r["algorithm"] for r in results[table]]
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert all(f"| {name} | 1 |" in summary for name in names)
+    assert (out / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_the_final_snapshot_plays_legal_moves_through_its_spec(quick, name):
+    out, results, names = quick
+    if name not in names:
+        pytest.skip(why_not(name))
+    (run,) = [r for r in results["runs"] if r["algorithm"] == name]
+    agent = make_agent(run["final_spec"], seed=3)
+    state = State(make_rules("pagat", 2), seed=11)
+    chosen = 0
+    while not state.finished and chosen < 60:
+        view = state.view(state.to_act)
+        action = agent.act(view)
+        assert action in view.legal
+        state.apply(action)
+        chosen += 1
+    assert chosen == 60 or state.finished
+
+
+# -- bad input: one line that says what is allowed ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "allowed"),
+    [
+        (["--only", "nope"], "allowed: " + ", ".join(ALGORITHMS)),
+        (["--budget", "0"], "--budget 0: allowed: a positive whole number"),
+        (["--seeds", "x"], "--seeds x: allowed: whole numbers >= 0"),
+        (["--points", "-3"], "--points -3: allowed: a positive whole number"),
+        (["--br-minutes", "0"], "--br-minutes 0: allowed: a positive number of minutes"),
+    ],
+)
+def test_bad_arguments_are_refused_in_one_line(args, allowed, tmp_path):
+    done = subprocess.run(
+        [*RUN, *args, "--out", str(tmp_path)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and allowed in done.stderr, done.stderr
+
+
+def test_a_missing_library_names_its_extra(tmp_path):
+    """RLCard hidden, as where the baselines extra is not installed: the run and the spec both say what to install."""
+    (tmp_path / "rlcard.py").write_text("raise ModuleNotFoundError(\"No module named 'rlcard'\", name='rlcard')\n")
+    env = {**_env(), "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    done = subprocess.run([*RUN, "--only", "dmc", "--quick", "--out", str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "dmc needs rlcard" in done.stderr and "pip install -e '.[baselines]'" in done.stderr
+    probe = "from agents.registry import make_agent\ntry:\n    make_agent('nfsp:x.pt')\nexcept ValueError as e:\n    print(e)"
+    said = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True).stdout
+    assert (
+        said.strip() == "nfsp:x.pt needs rlcard, which is not installed; install it with: pip install -e '.[baselines]'"
+    )
+
+
+@pytest.mark.parametrize("kind", ["sb3", "tianshou", "dmc", "nfsp"])
+@pytest.mark.parametrize("content", [b"", b"not a checkpoint at all", b"PK\x03\x04broken zip"])
+def test_a_broken_checkpoint_is_refused_in_one_line(tmp_path, kind, content):
+    package = LIBRARY_AGENTS[kind][1]
+    if importlib.util.find_spec(package.split(".")[0]) is None:
+        pytest.skip(skip_reason(package.split(".")[0]))
+    path = tmp_path / "broken.bin"
+    path.write_bytes(content)
+    for target in (path, tmp_path / "missing.bin"):
+        with pytest.raises(ValueError) as err:
+            make_agent(f"{kind}:{target}")
+        message = str(err.value)
+        assert message.startswith(f"{kind}:{target}: not ") and "\n" not in message
+
+
+def test_a_spec_without_a_path_says_what_the_path_is():
+    for kind, (_, _, _, what) in LIBRARY_AGENTS.items():
+        with pytest.raises(ValueError, match=f"{kind}:PATH needs {what}"):
+            make_agent(f"{kind}:")
+
+
+# -- the budget's marks and the run record, without any library ---------------------------------
+
+
+def test_snapshots_are_due_once_per_mark_passed(tmp_path):
+    job = Job("x", 0, 1000, 4, tmp_path)
+    assert job.marks() == [250, 500, 750, 1000]
+    recorder = Recorder(job)
+    assert not recorder.due(249) and recorder.due(250)
+    recorder.save(600, "random")  # one update passed two marks: one snapshot covers both
+    assert not recorder.due(700) and recorder.due(750) and not recorder.finished(999) and recorder.finished(1000)
+    recorder.save(1000, "greedy")
+    record = read_record(tmp_path)
+    assert [(s.decisions, s.spec) for s in record["snapshots"]] == [(600, "random"), (1000, "greedy")]
+    assert record["job"]["budget"] == 1000
+
+
+def test_a_run_without_a_record_is_named(tmp_path):
+    with pytest.raises(ValueError, match="run.json: no readable run record"):
+        read_record(tmp_path)
+
+
+# -- the RLCard adapter ------------------------------------------------------------------------
+
+
+def test_the_rlcard_env_plays_whole_matches_and_counts_its_steps():
+    if importlib.util.find_spec("rlcard") is None:
+        if os.environ.get("CI"):
+            pytest.fail("rlcard is missing; CI installs the baselines extra")
+        pytest.skip(skip_reason("rlcard"))
+    import multiprocessing
+
+    from rlcard.agents import RandomAgent
+
+    from agents.rlcard_env import AllFivesRLCardEnv
+
+    steps = multiprocessing.get_context("spawn").Value("q", 0)
+    env = AllFivesRLCardEnv({"seed": 5}, steps=steps, auto_forced=True)
+    env.set_agents([RandomAgent(env.num_actions) for _ in range(env.num_players)])
+    trajectories, payoffs = env.run()
+    assert sorted(payoffs.tolist()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert steps.value == env.timestep == sum((len(t) - 1) // 2 for t in trajectories)
+    for seed, same in ((0, True), (1, False)):
+        first, other = AllFivesRLCardEnv({"seed": 5}), AllFivesRLCardEnv({"seed": 5})
+        first.seed(0)
+        other.seed(seed)
+        a, b = first.reset()[0]["obs"], other.reset()[0]["obs"]
+        assert (a == b).all() == same  # the actor index, with the run's seed, picks the deals
+    with pytest.raises(ValueError, match="allowed: 'win_loss'"):
+        AllFivesRLCardEnv(reward="points")
