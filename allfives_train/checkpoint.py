@@ -129,6 +129,7 @@ def _check_training(t: dict, net: PolicyNet) -> None:
     for key in ("iteration", "steps", "matches"):
         _count(t[key], key)
     _count(t.get("iterated", 0), "iterated")  # policy-iteration rounds done (older checkpoints: none)
+    _count(t.get("experted", 0), "experted")  # expert-iteration rounds done (older checkpoints: none)
     if not isinstance(t["imitated"], bool):
         raise ValueError("'imitated' is not true or false")
     actor = net.actor_state_dict()

@@ -217,6 +217,25 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "float", 10.0, 0, 1000, help="points of error beyond which the fit counts errors linearly (0: squared)"
         ),
     },
+    "expert": {
+        "rounds": number(
+            "int",
+            0,
+            0,
+            1000,
+            help="rounds of expert iteration on the guided search's values after the policy-iteration rounds (0: none)",
+        ),
+        "matches": number("int", 1200, 1, 10_000_000, help="self-play matches labelled a round"),
+        "light": number("int", 30, 1, 1_000_000, help="deals every legal action is played on"),
+        "deep": number("int", 400, 0, 1_000_000, help="more deals for each of the network's candidates"),
+        "belief": Key("bool", True, "true or false", help="draw the search's deals from the shipped belief model"),
+        "epochs": number("int", 4, 1, 1000, help="passes over every label so far, from the network as it stands"),
+        "lr": number("float", 2e-4, 0, 1, open_low=True, help="Adam step size of each fit, decayed linearly to 0"),
+        "minibatch": number("int", 512, 1, 10_000_000),
+        "huber": number(
+            "float", 10.0, 0, 1000, help="points of error beyond which the fit counts errors linearly (0: squared)"
+        ),
+    },
     "eval": {
         "every": number("int", 40, 0, 10**9, note=" updates (0: only at the end)"),
         "matches": number("int", 50, 1, 10_000_000, note=" (duplicate deals, each played in every seat rotation)"),

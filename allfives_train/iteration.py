@@ -194,6 +194,11 @@ def fit_fresh(labels: dict[str, np.ndarray], model: dict, fit: Fit, seed: int, d
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         net = PolicyNet(**model).to(device)
+    return fit_network(net, labels, fit, seed, device)
+
+
+def fit_network(net: PolicyNet, labels: dict[str, np.ndarray], fit: Fit, seed: int, device: torch.device) -> PolicyNet:
+    """``net`` fit in place to ``labels`` from where it stands, minibatches drawn by ``seed``; returns it."""
     n = len(labels["width"])
     start = np.cumsum(labels["width"]) - labels["width"]
 

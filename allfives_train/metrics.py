@@ -98,15 +98,17 @@ def _update_group(key: str) -> str:
 
 
 class RoundLog:
-    """Appends one row per policy-iteration round to ``iteration.csv``, and its scalars to ``tb/iteration/``.
+    """Appends one row per round of a stage (``name``: policy or expert iteration) to ``NAME.csv``, and its scalars
+    to ``tb/NAME/``.
 
     ``done``: the rounds the checkpoint a run resumes from holds, or None for
     a fresh run. The file and the folder are made by the first round.
     """
 
-    def __init__(self, run_dir: Path, baselines: list[str], done: int | None) -> None:
-        self.path = run_dir / "iteration.csv"
-        self.tb_dir = run_dir / "tb" / "iteration"
+    def __init__(self, run_dir: Path, baselines: list[str], done: int | None, name: str = "iteration") -> None:
+        self.name = name
+        self.path = run_dir / f"{name}.csv"
+        self.tb_dir = run_dir / "tb" / name
         self.columns = round_columns(baselines)
         self.tb: SummaryWriter | None = None
         if self.path.exists():
@@ -118,7 +120,7 @@ class RoundLog:
             _start_csv(self.path, self.columns, [])
         _append_csv(self.path, self.columns, row)
         self.tb = self.tb or SummaryWriter(log_dir=str(self.tb_dir))
-        _add_scalars(self.tb, row, self.columns[1:], row["round"], lambda key: "iteration")
+        _add_scalars(self.tb, row, self.columns[1:], row["round"], lambda key: self.name)
 
     def close(self) -> None:
         if self.tb is not None:

@@ -30,8 +30,9 @@ from agents.registry import make_agent
 from .checkpoint import atomic_save, atomic_write, capture_rng, check_finite, read_training_checkpoint, restore_rng
 from .config import OPPONENT_KINDS, rules_of, to_yaml
 from .evaluation import eval_table, final_eval, quick_eval
+from .expert import label_round as expert_label_round
 from .imitation import imitate
-from .iteration import FIELDS, Fit, fit_fresh, label_round, load_labels, save_labels
+from .iteration import FIELDS, Fit, fit_fresh, fit_network, label_round, load_labels, save_labels
 from .metrics import TRAIN_OPPONENTS, MetricsLog, RoundLog
 from .parallel import RolloutPool
 from .plot import plot_curves
@@ -41,6 +42,7 @@ from .rollout import CURRENT, POOL, MatchSpec, RolloutWorker
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
 LABELS = "iteration"  # the folder of the policy-iteration rounds' labels
+EXPERT = "expert"  # the folder of the expert-iteration rounds' guides and labels
 
 
 def pick_device(name: str) -> torch.device:
@@ -87,6 +89,7 @@ class Trainer:
         self.stopped_early = ""  # why the run stopped before its self-play or its rounds were done (this process only)
         self.imitated = False
         self.iterated = 0  # policy-iteration rounds done
+        self.experted = 0  # expert-iteration rounds done
         self.steps = 0
         self.matches = 0
         self.recent: dict[str, deque] = {o: deque(maxlen=200) for o in TRAIN_OPPONENTS}
@@ -96,22 +99,28 @@ class Trainer:
                                     cfg["run"].get("ray_address"))  # fmt: skip
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.labels: list[dict] = []  # the labels of the policy-iteration rounds done, while rounds remain
+        self.expert_labels: list[dict] = []  # the same for the expert-iteration rounds
         if resume_from is not None:
             self._restore(read_training_checkpoint(resume_from), resume_from)
-            if self.iterated < cfg["iteration"]["rounds"]:
-                try:
-                    self.labels = [
-                        load_labels(self.run_dir / LABELS / f"labels{k}.npz") for k in range(1, self.iterated + 1)
-                    ]
-                except ValueError as error:
-                    self.rollouts.close()
-                    raise CheckpointError(str(error)) from None
+            try:
+                if self.iterated < cfg["iteration"]["rounds"]:
+                    self.labels = self._saved_labels(LABELS, self.iterated)
+                if self.experted < cfg["expert"]["rounds"]:
+                    self.expert_labels = self._saved_labels(EXPERT, self.experted)
+            except ValueError as error:
+                self.rollouts.close()
+                raise CheckpointError(str(error)) from None
         for stale in self.run_dir.glob(".*.tmp"):  # left by a run killed while it wrote a file
             stale.unlink()
         atomic_write(self.run_dir / "config.yaml", to_yaml(cfg).encode())
         resumed = (self.iteration, self.steps) if resume_from is not None else None
         self.log = MetricsLog(self.run_dir, cfg["eval"]["baselines"], resumed)
         self.round_log = RoundLog(self.run_dir, cfg["eval"]["baselines"], self.iterated if resume_from else None)
+        self.expert_log = RoundLog(self.run_dir, cfg["eval"]["baselines"], self.experted if resume_from else None,
+                                   name=EXPERT)  # fmt: skip
+
+    def _saved_labels(self, folder: str, rounds: int) -> list[dict]:
+        return [load_labels(self.run_dir / folder / f"labels{k}.npz") for k in range(1, rounds + 1)]
 
     # -- state ---------------------------------------------------------------------
 
@@ -122,6 +131,7 @@ class Trainer:
         self.iteration, self.steps, self.matches = t["iteration"], t["steps"], t["matches"]
         self.imitated = t["imitated"]
         self.iterated = t.get("iterated", 0)
+        self.experted = t.get("experted", 0)
         self.pool = list(t["pool"])
         for o, values in t["recent"].items():
             self.recent[o].extend(values)
@@ -137,6 +147,7 @@ class Trainer:
                 "iteration": self.iteration,
                 "imitated": self.imitated,
                 "iterated": self.iterated,
+                "experted": self.experted,
                 "steps": self.steps,
                 "matches": self.matches,
                 "pool": self.pool,
@@ -302,6 +313,7 @@ class Trainer:
             tqdm.write(f"stopped early: {self.stopped_early}; to train on: python train.py --resume {self.run_dir}")
         self.save()
         self.iterate(began, limit)
+        self.expert_rounds(began, limit)
         return True
 
     def iterate(self, began: float, limit: float | None) -> None:
@@ -348,6 +360,50 @@ class Trainer:
                 f"a fresh network fit to all {row['labels_total']:,} in {row['fit_s']:.0f} s; {evals}"
             )
 
+    def expert_rounds(self, began: float, limit: float | None) -> None:
+        """The rounds of expert iteration (:mod:`.expert`) that ``expert.rounds`` asks for and are not done yet."""
+        xc = self.cfg["expert"]
+        if self.experted >= xc["rounds"] or self.stopped_early:
+            return  # done, or an earlier stage ran out of time (its message and eval.md say so)
+        folder, gathered = self.run_dir / EXPERT, self.expert_labels
+        fit = Fit(xc["epochs"], xc["lr"], xc["minibatch"], xc["huber"], self.cfg["imitation"]["value_scale"])
+        for k in range(self.experted + 1, xc["rounds"] + 1):
+            if limit is not None and time.perf_counter() - began > 60 * limit:
+                self.stopped_early = (f"run.max_minutes={limit} was reached after {self.experted} of "
+                                      f"{xc['rounds']} rounds of expert iteration")  # fmt: skip
+                tqdm.write(f"stopped early: {self.stopped_early}; to train on: python train.py --resume {self.run_dir}")
+                return
+            clock = time.perf_counter()
+            seeds = [self.rng.randrange(2**62) for _ in range(xc["matches"])]
+            sample_seeds = [self.rng.randrange(2**62) for _ in range(xc["matches"])]
+            fit_seed = self.rng.randrange(2**62)
+            folder.mkdir(exist_ok=True)
+            guide = folder / f"guide{k}.pt"
+            atomic_save(policy_payload(self.net, actor_only=True, steps=self.steps), guide)
+            fresh = expert_label_round(guide, self.rules.as_dict(), seeds, sample_seeds,
+                                       self.cfg["train"]["rollout_workers"], xc["light"], xc["deep"], xc["belief"])  # fmt: skip
+            save_labels(folder / f"labels{k}.npz", fresh)
+            gathered.append(fresh)
+            labelled = time.perf_counter()
+            labels = {f: np.concatenate([g[f] for g in gathered]) for f in FIELDS}
+            fit_network(self.net, labels, fit, fit_seed, self.device)
+            del labels
+            check_finite(self.net, {}, f"expert-iteration round {k}")
+            self.experted = k
+            fitted = time.perf_counter()
+            row = {"round": k, "steps": self.steps, "labelled": len(fresh["width"]),
+                   "labels_total": sum(len(g["width"]) for g in gathered),
+                   "label_s": labelled - clock, "fit_s": fitted - labelled}  # fmt: skip
+            self.evaluate_now(row)
+            self.expert_log.write(row)  # before the checkpoint: a resume cuts a row its checkpoint lacks
+            self.save()
+            evals = ", ".join(f"eval {b} {100 * row[f'eval_win_{b}']:.0f}%" for b in self.cfg["eval"]["baselines"]
+                              if row.get(f"eval_win_{b}") is not None)  # fmt: skip
+            tqdm.write(
+                f"expert iteration, round {k}: {row['labelled']:,} decisions labelled by the guided search in "
+                f"{row['label_s']:.0f} s, the network fit to all {row['labels_total']:,} in {row['fit_s']:.0f} s; {evals}"
+            )
+
     def _postfix(self, row: dict) -> str:
         parts = [f"{row['decisions_per_s']:.0f} dec/s"]
         for o in ("greedy", "heuristic", "pool"):
@@ -365,6 +421,7 @@ class Trainer:
         self.rollouts.close()
         self.log.close()
         self.round_log.close()
+        self.expert_log.close()
 
     def finish(self) -> dict:
         """Write the policy file, the learning-curve plot and the final evaluation table."""
