@@ -119,9 +119,9 @@ def best_points(layout: Layout) -> np.ndarray:
 def _evidence(view: SeatView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per seat and tile, the evidence of its free placements this round, split at its last draw.
 
-    Returns ``(since, before, placements, draws)``: evidence ``[n, 2, 28, EVIDENCE]`` is given
-    as the two buckets, ``placements [n, 2]`` counts the free placements in each and
-    ``draws [n]`` the seat's draws this round.
+    Returns ``(since, before, placements, draws)``: the evidence ``[n, 28, EVIDENCE]`` of the
+    placements since the seat's last draw and of those before it, the number of free placements
+    in each ``[n, 2]``, and each seat's draws this round ``[n]``.
     """
     n = len(view.hand_counts)
     current = np.zeros((n, NUM_TILES, EVIDENCE), np.float32)
