@@ -170,7 +170,7 @@ class BenchmarkResult:
         for name, text in (
             ("benchmark.md", self.markdown(command)),
             ("benchmark.csv", self.csv()),
-            ("benchmark.json", json.dumps(_finite(self.summary()), indent=2, allow_nan=False) + "\n"),
+            ("benchmark.json", json.dumps(strict_json(self.summary()), indent=2, allow_nan=False) + "\n"),
         ):
             path = os.path.join(out_dir, name)
             with open(path, "w", encoding="utf-8") as f:
@@ -179,14 +179,14 @@ class BenchmarkResult:
         return paths
 
 
-def _finite(x):
-    """The summary with every NaN (an interval of a single match) as null, so the file is strict JSON."""
+def strict_json(x):
+    """``x`` with every NaN (an interval of a single match) as null, so the file is strict JSON."""
     if isinstance(x, float) and math.isnan(x):
         return None
     if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
+        return {k: strict_json(v) for k, v in x.items()}
     if isinstance(x, list):
-        return [_finite(v) for v in x]
+        return [strict_json(v) for v in x]
     return x
 
 

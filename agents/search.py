@@ -56,7 +56,9 @@ SAMPLE_TRIES = 50  # random fills tried before the exact (matching) fill
 TIMED_BATCH = 8  # deals played per compiled call under a time limit, between looks at the clock
 
 
-class Dealer(Protocol):
+class DealSampler(Protocol):
+    """Deals of one view's hidden tiles (:class:`agents.belief.Dealer`)."""
+
     def deals(self, rng: random.Random, count: int) -> tuple[np.ndarray, np.ndarray]:
         """``count`` deals of the view's hidden tiles: hand masks [count, 4] and boneyards [count, B]."""
 
@@ -64,7 +66,7 @@ class Dealer(Protocol):
 class DealModel(Protocol):
     """What draws a search's deals instead of :func:`sample_hidden` (:class:`agents.belief.BeliefModel`)."""
 
-    def dealer(self, view: SeatView) -> Dealer:
+    def dealer(self, view: SeatView) -> DealSampler:
         """A sampler of deals that agree with ``view``."""
 
 

@@ -325,36 +325,20 @@ class Trainer:
         fit = Fit(ic["epochs"], ic["lr"], ic["minibatch"], ic["huber"], self.cfg["imitation"]["value_scale"])
         model, rules = self.net.sizes(), self.rules.as_dict()
         for k in range(self.iterated + 1, ic["rounds"] + 1):
-            if limit is not None and time.perf_counter() - began > 60 * limit:
-                self.stopped_early = (f"run.max_minutes={limit} was reached after {self.iterated} of "
-                                      f"{ic['rounds']} rounds of policy iteration")  # fmt: skip
-                tqdm.write(f"stopped early: {self.stopped_early}; to train on: python train.py --resume {self.run_dir}")
+            if self._out_of_time(began, limit, self.iterated, ic["rounds"], "policy iteration"):
                 return
             clock = time.perf_counter()
-            seeds = [self.rng.randrange(2**62) for _ in range(ic["matches"])]
-            sample_seeds = [self.rng.randrange(2**62) for _ in range(ic["matches"])]
-            fit_seed = self.rng.randrange(2**62)
+            seeds, sample_seeds, fit_seed = self._round_seeds(ic["matches"])
             actor = {name: weight.cpu() for name, weight in self.net.actor_state_dict().items()}
             fresh = label_round(actor, model, rules, seeds, sample_seeds, self.cfg["train"]["rollout_workers"])
-            folder.mkdir(exist_ok=True)
-            save_labels(folder / f"labels{k}.npz", fresh)
-            gathered.append(fresh)
+            labels = self._keep_labels(folder, k, fresh, gathered)
             labelled = time.perf_counter()
-            labels = {f: np.concatenate([g[f] for g in gathered]) for f in FIELDS}
             net = fit_fresh(labels, model, fit, fit_seed, self.device)
             del labels
             check_finite(net, {}, f"policy-iteration round {k}")
             self.net.load_state_dict(net.actor_state_dict(), strict=False)  # the critic stays as self-play left it
             self.iterated = k
-            fitted = time.perf_counter()
-            row = {"round": k, "steps": self.steps, "labelled": len(fresh["width"]),
-                   "labels_total": sum(len(g["width"]) for g in gathered),
-                   "label_s": labelled - clock, "fit_s": fitted - labelled}  # fmt: skip
-            self.evaluate_now(row)
-            self.round_log.write(row)  # before the checkpoint: a resume cuts a row its checkpoint lacks
-            self.save()
-            evals = ", ".join(f"eval {b} {100 * row[f'eval_win_{b}']:.0f}%" for b in self.cfg["eval"]["baselines"]
-                              if row.get(f"eval_win_{b}") is not None)  # fmt: skip
+            row, evals = self._close_round(k, fresh, gathered, clock, labelled, self.round_log)
             tqdm.write(
                 f"policy iteration, round {k}: {row['labelled']:,} decisions labelled in {row['label_s']:.0f} s, "
                 f"a fresh network fit to all {row['labels_total']:,} in {row['fit_s']:.0f} s; {evals}"
@@ -368,41 +352,61 @@ class Trainer:
         folder, gathered = self.run_dir / EXPERT, self.expert_labels
         fit = Fit(xc["epochs"], xc["lr"], xc["minibatch"], xc["huber"], self.cfg["imitation"]["value_scale"])
         for k in range(self.experted + 1, xc["rounds"] + 1):
-            if limit is not None and time.perf_counter() - began > 60 * limit:
-                self.stopped_early = (f"run.max_minutes={limit} was reached after {self.experted} of "
-                                      f"{xc['rounds']} rounds of expert iteration")  # fmt: skip
-                tqdm.write(f"stopped early: {self.stopped_early}; to train on: python train.py --resume {self.run_dir}")
+            if self._out_of_time(began, limit, self.experted, xc["rounds"], "expert iteration"):
                 return
             clock = time.perf_counter()
-            seeds = [self.rng.randrange(2**62) for _ in range(xc["matches"])]
-            sample_seeds = [self.rng.randrange(2**62) for _ in range(xc["matches"])]
-            fit_seed = self.rng.randrange(2**62)
+            seeds, sample_seeds, fit_seed = self._round_seeds(xc["matches"])
             folder.mkdir(exist_ok=True)
             guide = folder / f"guide{k}.pt"
             atomic_save(policy_payload(self.net, actor_only=True, steps=self.steps), guide)
             fresh = expert_label_round(guide, self.rules.as_dict(), seeds, sample_seeds,
                                        self.cfg["train"]["rollout_workers"], xc["light"], xc["deep"], xc["belief"])  # fmt: skip
-            save_labels(folder / f"labels{k}.npz", fresh)
-            gathered.append(fresh)
+            labels = self._keep_labels(folder, k, fresh, gathered)
             labelled = time.perf_counter()
-            labels = {f: np.concatenate([g[f] for g in gathered]) for f in FIELDS}
             fit_network(self.net, labels, fit, fit_seed, self.device)
             del labels
             check_finite(self.net, {}, f"expert-iteration round {k}")
             self.experted = k
-            fitted = time.perf_counter()
-            row = {"round": k, "steps": self.steps, "labelled": len(fresh["width"]),
-                   "labels_total": sum(len(g["width"]) for g in gathered),
-                   "label_s": labelled - clock, "fit_s": fitted - labelled}  # fmt: skip
-            self.evaluate_now(row)
-            self.expert_log.write(row)  # before the checkpoint: a resume cuts a row its checkpoint lacks
-            self.save()
-            evals = ", ".join(f"eval {b} {100 * row[f'eval_win_{b}']:.0f}%" for b in self.cfg["eval"]["baselines"]
-                              if row.get(f"eval_win_{b}") is not None)  # fmt: skip
+            row, evals = self._close_round(k, fresh, gathered, clock, labelled, self.expert_log)
             tqdm.write(
                 f"expert iteration, round {k}: {row['labelled']:,} decisions labelled by the guided search in "
                 f"{row['label_s']:.0f} s, the network fit to all {row['labels_total']:,} in {row['fit_s']:.0f} s; {evals}"
             )
+
+    def _out_of_time(self, began: float, limit: float | None, done: int, rounds: int, stage: str) -> bool:
+        """True (and the run marked as stopped early, with a message) once ``run.max_minutes`` has passed."""
+        if limit is None or time.perf_counter() - began <= 60 * limit:
+            return False
+        self.stopped_early = f"run.max_minutes={limit} was reached after {done} of {rounds} rounds of {stage}"
+        tqdm.write(f"stopped early: {self.stopped_early}; to train on: python train.py --resume {self.run_dir}")
+        return True
+
+    def _round_seeds(self, matches: int) -> tuple[list[int], list[int], int]:
+        """A round's deal seeds, sampling seeds and fit seed, drawn from the run's generator."""
+        seeds = [self.rng.randrange(2**62) for _ in range(matches)]
+        sample_seeds = [self.rng.randrange(2**62) for _ in range(matches)]
+        return seeds, sample_seeds, self.rng.randrange(2**62)
+
+    @staticmethod
+    def _keep_labels(folder: Path, k: int, fresh: dict, gathered: list[dict]) -> dict[str, np.ndarray]:
+        """Save round ``k``'s labels, add them to the rounds so far, and return all of them as one set."""
+        folder.mkdir(exist_ok=True)
+        save_labels(folder / f"labels{k}.npz", fresh)
+        gathered.append(fresh)
+        return {f: np.concatenate([g[f] for g in gathered]) for f in FIELDS}
+
+    def _close_round(self, k: int, fresh: dict, gathered: list[dict], clock: float, labelled: float,
+                     log: RoundLog) -> tuple[dict, str]:  # fmt: skip
+        """Evaluate, log and checkpoint a finished round; its row and the evaluations as text."""
+        row = {"round": k, "steps": self.steps, "labelled": len(fresh["width"]),
+               "labels_total": sum(len(g["width"]) for g in gathered),
+               "label_s": labelled - clock, "fit_s": time.perf_counter() - labelled}  # fmt: skip
+        self.evaluate_now(row)
+        log.write(row)  # before the checkpoint: a resume cuts a row its checkpoint lacks
+        self.save()
+        evals = ", ".join(f"eval {b} {100 * row[f'eval_win_{b}']:.0f}%" for b in self.cfg["eval"]["baselines"]
+                          if row.get(f"eval_win_{b}") is not None)  # fmt: skip
+        return row, evals
 
     def _postfix(self, row: dict) -> str:
         parts = [f"{row['decisions_per_s']:.0f} dec/s"]

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..benchmark import strict_json
+
 TABLES = ("runs", "curves", "final", "exploitability")
 
 
@@ -39,7 +41,7 @@ class Results:
             paths[-1].write_text(to_csv(getattr(self, name)), encoding="utf-8")
         everything = {"command": self.command, "settings": self.settings, **{n: getattr(self, n) for n in TABLES}}
         paths.append(out / "baselines.json")
-        paths[-1].write_text(json.dumps(_finite(everything), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        paths[-1].write_text(json.dumps(strict_json(everything), indent=2, allow_nan=False) + "\n", encoding="utf-8")
         paths.append(out / "summary.md")
         paths[-1].write_text(self.markdown(), encoding="utf-8")
         return paths
@@ -95,14 +97,3 @@ def to_csv(rows: list[dict]) -> str:
 def read_results(out: Path) -> dict:
     """``baselines.json`` of ``out``, as written."""
     return json.loads((Path(out) / "baselines.json").read_text(encoding="utf-8"))
-
-
-def _finite(x):
-    """NaN (an interval over one match) as null, so the file is strict JSON."""
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_finite(v) for v in x]
-    return x
