@@ -225,3 +225,25 @@ def test_the_rlcard_env_plays_whole_matches_and_counts_its_steps():
         assert (a == b).all() == same  # the actor index, with the run's seed, picks the deals
     with pytest.raises(ValueError, match="allowed: 'win_loss'"):
         AllFivesRLCardEnv(reward="points")
+
+
+def test_a_run_that_fails_later_keeps_the_rows_of_the_runs_before_it(tmp_path, monkeypatch):
+    """Each finished run's rows are written at once: a failure (or a kill) later loses only the run it hit."""
+    from agents.baselines import __main__ as cli
+
+    done = []
+
+    def fake_run(name, seed, budget, points, budgets, threads, out, results):
+        if done:  # the first run's rows are on disk before the second starts, as a kill now would leave them
+            assert "ppo,1," in (out / "runs.csv").read_text()
+            raise RuntimeError(f"{name} seed {seed}: training failed (exit status 1)")
+        done.append(name)
+        results.runs.append({"algorithm": name, "seed": seed, "budget": budget, "decisions": budget, "seconds": 1.0,
+                             "decisions_per_s": float(budget), "peak_mb": 1, "command": "x", "final_spec": "random"})  # fmt: skip
+
+    monkeypatch.setattr(cli, "run_one", fake_run)
+    monkeypatch.setattr(cli, "missing_extras", lambda names: None)
+    assert cli.main(["--only", "ppo", "--seeds", "1", "2", "--budget", "10", "--out", str(tmp_path)]) == 1
+    with (tmp_path / "runs.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["algorithm"], r["seed"]) for r in rows] == [("ppo", "1")]

@@ -172,17 +172,25 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             for seed in seeds:
                 run_one(name, seed, budget, points, budgets, threads, args.out, results)
+                write(results, args.out, quiet=True)  # a run stopped later keeps every finished run's rows
     except (RuntimeError, ValueError, EvaluationError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     finally:
-        if results.runs:
-            paths = results.write(args.out)
-            if results.curves:
-                paths.append(plot_curves(results.curves, args.out / "curves.png"))
-            print(f"Written: {', '.join(map(str, paths))}")
+        write(results, args.out)
     print(results.markdown())
     return 0
+
+
+def write(results: Results, out: Path, quiet: bool = False) -> None:
+    """The result files of the runs so far (none before the first run ends)."""
+    if not results.runs:
+        return
+    paths = results.write(out)
+    if results.curves:
+        paths.append(plot_curves(results.curves, out / "curves.png"))
+    if not quiet:
+        print(f"Written: {', '.join(map(str, paths))}")
 
 
 if __name__ == "__main__":
