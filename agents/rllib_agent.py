@@ -50,7 +50,7 @@ class RLlibAgent(Agent):
         super().__init__(seed)
         self.path = Path(path)
         self.sample = sample
-        self.module = RLModule.from_checkpoint(module_dir(self.path, module_id))
+        self.module = RLModule.from_checkpoint(module_dir(self.path.resolve(), module_id))
         self.module.eval()
         space = self.module.observation_space
         inner = space["observation"] if hasattr(space, "spaces") else space

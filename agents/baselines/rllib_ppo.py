@@ -54,8 +54,9 @@ def train(job: Job, recorder: Recorder) -> int:
         while not recorder.finished(steps):
             steps = int(algo.train()[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
             if recorder.due(steps) or recorder.finished(steps):
-                path = algo.save_to_path(str(recorder.path(steps).resolve()))
-                recorder.save(steps, f"rllib:{path}")
+                path = recorder.path(steps)
+                algo.save_to_path(str(path.resolve()))
+                recorder.save(steps, f"rllib:{path}")  # as given: a relative --out keeps the results movable
     finally:
         algo.stop()
         ray.shutdown()
