@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
+import os
 import random
 import time
 from collections import defaultdict
@@ -74,10 +75,14 @@ def setting_name(rules: str, players: int, partnerships: bool) -> str:
 
 def _play(job: tuple) -> dict:
     """One match of a job: every decision with a choice, as model rows, labels and (maybe) baselines."""
-    rules_name, players, partners, lineup, seed, baselines = job
+    rules_name, players, partners, lineup, seed, baselines, trained = job
     rules = make_rules(rules_name, players, partnerships=partners)
     state = State(rules, seed=seed)
-    agents = [make_agent(spec, seed * 10 + s) for s, spec in enumerate(lineup)]
+    if trained and (rules_name, players, partners) == ("pagat", 2, False):
+        lineup_specs = [f"checkpoint:{trained}" if spec == "trained" else spec for spec in lineup]
+    else:
+        lineup_specs = lineup
+    agents = [make_agent(spec, seed * 10 + s) for s, spec in enumerate(lineup_specs)]
     rng = random.Random(seed)
     out = defaultdict(list)
     while not state.finished:
@@ -125,17 +130,20 @@ def baseline_marginals(view, hidden, sizes, allowed, rng: random.Random) -> dict
     return out
 
 
-def collect(matches: int, seed_base: int, workers: int, baselines: bool = False, progress: bool = True) -> Examples:
-    """``matches`` seeded matches shared among :data:`SETTINGS`, played on ``workers`` processes."""
+def collect(matches: int, seed_base: int, workers: int, baselines: bool = False, progress: bool = True,
+            trained: str | None = None) -> Examples:  # fmt: skip
+    """``matches`` seeded matches shared among :data:`SETTINGS`, played on ``workers`` processes.
+
+    ``trained``: a policy checkpoint to play where a two-player line-up names ``trained`` (default: the shipped one).
+    """
     jobs = []
     for rules_name, players, partners, share, lineups in SETTINGS:
         count = max(1, round(matches * share))
         for i in range(count):
             lineup = lineups[i % len(lineups)]
             shift = i % players  # every bot sits at every seat in turn
-            jobs.append(
-                (rules_name, players, partners, lineup[shift:] + lineup[:shift], seed_base + len(jobs), baselines)
-            )
+            seated = lineup[shift:] + lineup[:shift]
+            jobs.append((rules_name, players, partners, seated, seed_base + len(jobs), baselines, trained))
     began = time.perf_counter()
     parts = []
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -270,11 +278,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--trained", metavar="PATH", help="the policy checkpoint that plays `trained` in two-player pagat "
+        "(default: the shipped one; the shipped model was trained with an earlier one, see docs/results.md)"
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.trained and not os.path.isfile(args.trained):
+        parser.error(f"--trained {args.trained}: no such file; allowed: a policy checkpoint (.pt)")
     torch.set_num_threads(max(1, args.workers))
     began = time.perf_counter()
     print(f"playing {args.matches:,} training matches ...", flush=True)
-    train = collect(args.matches, TRAIN_SEEDS + args.seed * 1_000_000, args.workers)
+    train = collect(args.matches, TRAIN_SEEDS + args.seed * 1_000_000, args.workers, trained=args.trained)
     print(f"{len(train):,} hidden tiles at {len(train.lineup):,} decisions; fitting ...", flush=True)
     net = fit(train, args.epochs, args.seed, args.hidden)
     meta = {"matches": args.matches, "epochs": args.epochs, "seed": args.seed, "examples": len(train)}
@@ -282,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out} after {time.perf_counter() - began:.0f} s", flush=True)
     if args.eval_matches:
         print(f"playing {args.eval_matches:,} held-out matches for the table ...", flush=True)
-        held_out = collect(args.eval_matches, EVAL_SEEDS + args.seed * 1_000_000, args.workers, baselines=True)
+        held_out = collect(
+            args.eval_matches, EVAL_SEEDS + args.seed * 1_000_000, args.workers, baselines=True, trained=args.trained
+        )
         print("\nLog-loss per hidden tile in nats (and how often the likeliest place is the true one):\n")
         print(report(net, held_out))
     return 0

@@ -247,3 +247,51 @@ def test_a_run_that_fails_later_keeps_the_rows_of_the_runs_before_it(tmp_path, m
     with (tmp_path / "runs.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert [(r["algorithm"], r["seed"]) for r in rows] == [("ppo", "1")]
+
+
+def _part(out: Path, algorithm: str, seeds: list[int], budget: int = 10) -> Path:
+    """A finished run's result files, written as the command writes them (no training)."""
+    from agents.baselines import __main__ as cli
+    from agents.baselines.results import Results
+
+    results = Results(f"python -m agents.baselines --only {algorithm}", {"budget": budget, "points": 1,
+                      "algorithms": {algorithm: {"title": algorithm}}})  # fmt: skip
+    for seed in seeds:
+        results.runs.append({"algorithm": algorithm, "seed": seed, "budget": budget, "decisions": budget,
+                             "seconds": 1.0, "decisions_per_s": float(budget), "peak_mb": 1, "command": "x",
+                             "final_spec": "random"})  # fmt: skip
+        results.final.append({"algorithm": algorithm, "seed": seed, "opponent": "random", "win_rate": 0.25 * seed})
+    cli.write(results, out, quiet=True)
+    return out
+
+
+def test_runs_made_apart_combine_into_one_table(tmp_path, capsys):
+    from agents.baselines import __main__ as cli
+
+    parts = [_part(tmp_path / "a", "dmc", [1, 2]), _part(tmp_path / "b", "nfsp", [1])]
+    assert cli.main(["--combine", *map(str, parts), "--out", str(tmp_path / "all")]) == 0
+    combined = json.loads((tmp_path / "all" / "baselines.json").read_text(encoding="utf-8"))
+    assert [(r["algorithm"], r["seed"]) for r in combined["runs"]] == [("dmc", 1), ("dmc", 2), ("nfsp", 1)]
+    assert combined["command"] == ["python -m agents.baselines --only dmc", "python -m agents.baselines --only nfsp"]
+    assert set(combined["settings"]["algorithms"]) == {"dmc", "nfsp"}
+    summary = (tmp_path / "all" / "summary.md").read_text(encoding="utf-8")
+    assert "| dmc | 2 |" in summary and "37.5% [25.0%, 50.0%]" in summary and "| nfsp | 1 |" in summary
+
+
+@pytest.mark.parametrize(
+    ("second", "refusal"),
+    [
+        (("dmc", [2], 20), "measured with other settings (budget)"),
+        (("dmc", [1], 10), "dmc seed 1 appear in more than one"),
+        (None, "no baselines.json in"),
+    ],
+)
+def test_results_that_do_not_match_are_not_combined(tmp_path, capsys, second, refusal):
+    from agents.baselines import __main__ as cli
+
+    first = _part(tmp_path / "a", "dmc", [1])
+    other = _part(tmp_path / "b", *second) if second else tmp_path / "empty"
+    assert cli.main(["--combine", str(first), str(other), "--out", str(tmp_path / "all")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and refusal in err and "allowed:" in err, err
+    assert not (tmp_path / "all").exists()

@@ -212,3 +212,29 @@ def test_a_dealer_falls_back_to_a_uniform_deal_when_the_weighted_fill_dead_ends(
     hands, boneyards = Dealer(view, hidden, np.array(places_of(view)), probs).deals(random.Random(2), 20)
     for h, b in zip(hands, boneyards, strict=True):
         assert deals_agree(view, [int(h[0]), int(h[1])], tuple(int(t) for t in b[: view.boneyard_left]))
+
+
+def test_the_trainer_can_name_the_policy_that_plays_trained_in_two_player_pagat():
+    """--trained swaps the checkpoint behind ``trained`` (how the shipped model is reproduced with an earlier policy)."""
+    from pathlib import Path
+
+    import agents
+    from allfives_train.belief import _play
+
+    checkpoints = Path(agents.__file__).parent / "checkpoints"
+    job = ("pagat", 2, False, ("trained", "heuristic"), 61_000_000, False)
+    shipped, same, other = (
+        _play((*job, path)) for path in (None, checkpoints / "default.pt", checkpoints / "fives3.pt")
+    )
+    assert all((a == b).all() for a, b in zip(shipped["label"], same["label"], strict=True))
+    assert len(shipped["label"]) != len(other["label"]) or any(
+        (a != b).any() for a, b in zip(shipped["label"], other["label"], strict=True)
+    )
+
+
+def test_the_trainer_refuses_a_missing_trained_policy(tmp_path, capsys):
+    from allfives_train.belief import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path / "b.npz"), "--trained", str(tmp_path / "none.pt")])
+    assert stop.value.code == 2 and "--trained" in capsys.readouterr().err and not (tmp_path / "b.npz").exists()

@@ -3,6 +3,7 @@
     python -m agents.baselines                                   # every algorithm, 3 seeds, 2,000,000 decisions
     python -m agents.baselines --only dmc nfsp --seeds 1 --budget 200000
     python -m agents.baselines --quick                           # a few thousand decisions each, for CI
+    python -m agents.baselines --combine OUT1 OUT2 --out OUT     # one table from runs made apart
 
 Each algorithm and seed trains in its own process (:mod:`.train`), leaving a
 snapshot at each tenth of the budget; every snapshot then plays the curve
@@ -28,7 +29,7 @@ from .evaluation import Budgets, best_response_row, curve_rows, exploiter_row, f
 from .job import Job, read_record
 from .measure import run_measured
 from .plot import plot_curves
-from .results import Results
+from .results import Results, combine, read_results
 
 DEFAULT_BUDGET = 2_000_000
 DEFAULT_SEEDS = (1, 2, 3)
@@ -54,6 +55,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--br-minutes", metavar="M", help="CPU minutes of each best response (default 10)")
     p.add_argument("--workers", metavar="N", help="harness worker processes (default 2; 1 with --quick)")
     p.add_argument("--threads", metavar="N", default="1", help="torch threads of each training process (default 1)")
+    p.add_argument("--combine", nargs="+", type=Path, metavar="DIR",
+                   help="train nothing: write one set of results from the --out folders of runs made apart "
+                   "(with the same budget and evaluation settings)")  # fmt: skip
     p.add_argument("--out", type=Path, default=Path("results/baselines"), help="where the results go")
     return p
 
@@ -156,6 +160,8 @@ def run_one(name: str, seed: int, budget: int, points: int, budgets: Budgets, th
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; exit status 2 for bad arguments or missing libraries, 1 when a run fails."""
     args = parser().parse_args(argv)
+    if args.combine:
+        return combine_folders(args.combine, args.out)
     try:
         names, seeds, budget, points, budgets, threads = settings_from(args)
     except UsageError as err:
@@ -178,6 +184,25 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         write(results, args.out)
+    print(results.markdown())
+    return 0
+
+
+def combine_folders(folders: list[Path], out: Path) -> int:
+    """``--combine``: the results of several ``--out`` folders as one; exit status 2 if they cannot be."""
+    try:
+        missing = [str(f) for f in folders if not (f / "baselines.json").is_file()]
+        if missing:
+            raise ValueError(f"no baselines.json in {', '.join(missing)}; allowed: --out folders of finished runs")
+        results = combine([read_results(f) for f in folders])
+    except ValueError as err:
+        print(f"error: --combine: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    except KeyError as err:
+        print(f"error: --combine: a baselines.json lacks {err}; allowed: files python -m agents.baselines wrote",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    write(results, out)
     print(results.markdown())
     return 0
 

@@ -25,7 +25,7 @@ TABLES = ("runs", "curves", "final", "exploitability")
 
 @dataclass
 class Results:
-    command: str
+    command: str | list[str]  # a list for results combined from runs made apart
     settings: dict
     runs: list[dict] = field(default_factory=list)
     curves: list[dict] = field(default_factory=list)
@@ -49,7 +49,11 @@ class Results:
     def markdown(self) -> str:
         algorithms = list(dict.fromkeys(r["algorithm"] for r in self.runs))
         opponents = list(dict.fromkeys(r["opponent"] for r in self.final))
-        lines = ["# Baselines", "", f"Command: `{self.command}`", "",
+        commands = self.command if isinstance(self.command, list) else [self.command]
+        said = (
+            [f"Command: `{commands[0]}`"] if len(commands) == 1 else ["Commands:", ""] + [f"- `{c}`" for c in commands]
+        )
+        lines = ["# Baselines", "", *said, "",
                  "Mean over seeds, [lowest, highest seed] after it. WP: win rate of the final agent against each "
                  "ladder opponent (two-player pagat, held-out seeds). Exploitability: the attacker's win rate "
                  "against the final agent.", "",
@@ -97,3 +101,31 @@ def to_csv(rows: list[dict]) -> str:
 def read_results(out: Path) -> dict:
     """``baselines.json`` of ``out``, as written."""
     return json.loads((Path(out) / "baselines.json").read_text(encoding="utf-8"))
+
+
+def combine(parts: Sequence[dict]) -> Results:
+    """One set of results from runs made apart (each with its own ``--out``); ValueError unless measured alike."""
+    if not parts:
+        raise ValueError("nothing to combine; allowed: one or more folders with a baselines.json")
+    first = {k: v for k, v in parts[0]["settings"].items() if k != "algorithms"}
+    combined = Results([], {**first, "algorithms": {}})
+    seen = set()
+    for part in parts:
+        settings = {k: v for k, v in part["settings"].items() if k != "algorithms"}
+        differ = sorted(k for k in first.keys() | settings.keys() if first.get(k) != settings.get(k))
+        if differ:
+            raise ValueError(
+                f"{part['command']!r} was measured with other settings ({', '.join(differ)}) than "
+                f"{parts[0]['command']!r}; allowed: runs with the same budget, points, threads and evaluation"
+            )
+        runs = {(r["algorithm"], r["seed"]) for r in part["runs"]}
+        if runs & seen:
+            twice = ", ".join(f"{a} seed {s}" for a, s in sorted(runs & seen))
+            raise ValueError(f"{twice} appear in more than one of the results; allowed: each run once")
+        seen |= runs
+        commands = part["command"] if isinstance(part["command"], list) else [part["command"]]
+        combined.command += commands
+        combined.settings["algorithms"].update(part["settings"].get("algorithms", {}))
+        for name in TABLES:
+            getattr(combined, name).extend(part[name])
+    return combined
