@@ -295,3 +295,25 @@ def test_results_that_do_not_match_are_not_combined(tmp_path, capsys, second, re
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and refusal in err and "allowed:" in err, err
     assert not (tmp_path / "all").exists()
+
+
+def test_dmc_trains_in_a_checkout_with_a_detached_head(tmp_path, monkeypatch):
+    """RLCard's DMC asks git for the current branch, which a detached HEAD lacks; the runner leaves git out."""
+    if why_not("dmc"):
+        pytest.skip(why_not("dmc"))
+    from rlcard.agents.dmc_agent import file_writer
+
+    from agents.baselines import dmc
+
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    for args in (["init", "-q"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+                 "-m", "x"], ["checkout", "-q", "--detach"]):  # fmt: skip
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(file_writer, "gather_metadata", file_writer.gather_metadata)  # restored after the test
+    with pytest.raises(TypeError, match="detached"):
+        file_writer.FileWriter(xpid="x", rootdir=str(tmp_path / "logs"))
+    monkeypatch.setattr(file_writer, "gather_metadata", dmc._metadata_without_git)
+    writer = file_writer.FileWriter(xpid="x", rootdir=str(tmp_path / "logs"))
+    assert writer.metadata["git"] is None and writer.metadata["env"] == {} and writer.metadata["xpid"] == "x"

@@ -17,11 +17,12 @@ unrolls still in flight when a run ends.
 
 from __future__ import annotations
 
+import datetime
 import multiprocessing
 import shutil
 
 import torch
-from rlcard.agents.dmc_agent import DMCTrainer
+from rlcard.agents.dmc_agent import DMCTrainer, file_writer
 from torch import multiprocessing as torch_mp
 
 from ..rlcard_env import AllFivesRLCardEnv
@@ -37,7 +38,15 @@ SETTINGS = {
 }
 
 
+def _metadata_without_git() -> dict:
+    """RLCard's run metadata less git's (RLCard asks for the branch and fails on a detached HEAD, as in many
+    CI checkouts) and less the process environment (which would go into a file)."""
+    started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")
+    return {"date_start": started, "date_end": None, "successful": False, "git": None, "slurm": None, "env": {}}
+
+
 def train(job: Job, recorder: Recorder) -> int:
+    file_writer.gather_metadata = _metadata_without_git
     torch.manual_seed(job.seed)
     steps = torch_mp.get_context("spawn").Value("q", 0)
     env = AllFivesRLCardEnv({"seed": job.seed}, steps=steps, auto_forced=True)
