@@ -255,7 +255,7 @@ def _part(out: Path, algorithm: str, seeds: list[int], budget: int = 10) -> Path
     from agents.baselines.results import Results
 
     results = Results(f"python -m agents.baselines --only {algorithm}", {"budget": budget, "points": 1,
-                      "algorithms": {algorithm: {"title": algorithm}}})  # fmt: skip
+                      "seeds": seeds, "algorithms": {algorithm: {"title": algorithm}}})  # fmt: skip
     for seed in seeds:
         results.runs.append({"algorithm": algorithm, "seed": seed, "budget": budget, "decisions": budget,
                              "seconds": 1.0, "decisions_per_s": float(budget), "peak_mb": 1, "command": "x",
@@ -268,14 +268,23 @@ def _part(out: Path, algorithm: str, seeds: list[int], budget: int = 10) -> Path
 def test_runs_made_apart_combine_into_one_table(tmp_path, capsys):
     from agents.baselines import __main__ as cli
 
-    parts = [_part(tmp_path / "a", "dmc", [1, 2]), _part(tmp_path / "b", "nfsp", [1])]
+    parts = [
+        _part(tmp_path / "a", "dmc", [1, 2]),
+        _part(tmp_path / "b", "nfsp", [1]),
+        _part(tmp_path / "c", "nfsp", [3]),
+    ]
     assert cli.main(["--combine", *map(str, parts), "--out", str(tmp_path / "all")]) == 0
     combined = json.loads((tmp_path / "all" / "baselines.json").read_text(encoding="utf-8"))
-    assert [(r["algorithm"], r["seed"]) for r in combined["runs"]] == [("dmc", 1), ("dmc", 2), ("nfsp", 1)]
-    assert combined["command"] == ["python -m agents.baselines --only dmc", "python -m agents.baselines --only nfsp"]
+    runs = [("dmc", 1), ("dmc", 2), ("nfsp", 1), ("nfsp", 3)]
+    assert [(r["algorithm"], r["seed"]) for r in combined["runs"]] == runs
+    assert (
+        combined["command"]
+        == ["python -m agents.baselines --only dmc"] + ["python -m agents.baselines --only nfsp"] * 2
+    )
+    assert combined["settings"]["seeds"] == [1, 2, 3]
     assert set(combined["settings"]["algorithms"]) == {"dmc", "nfsp"}
     summary = (tmp_path / "all" / "summary.md").read_text(encoding="utf-8")
-    assert "| dmc | 2 |" in summary and "37.5% [25.0%, 50.0%]" in summary and "| nfsp | 1 |" in summary
+    assert "| dmc | 2 |" in summary and "37.5% [25.0%, 50.0%]" in summary and "| nfsp | 2 |" in summary
 
 
 @pytest.mark.parametrize(

@@ -107,11 +107,12 @@ def combine(parts: Sequence[dict]) -> Results:
     """One set of results from runs made apart (each with its own ``--out``); ValueError unless measured alike."""
     if not parts:
         raise ValueError("nothing to combine; allowed: one or more folders with a baselines.json")
-    first = {k: v for k, v in parts[0]["settings"].items() if k != "algorithms"}
-    combined = Results([], {**first, "algorithms": {}})
+    own = ("algorithms", "seeds")  # what each part may choose for itself
+    first = {k: v for k, v in parts[0]["settings"].items() if k not in own}
+    combined = Results([], {**first, "seeds": [], "algorithms": {}})
     seen = set()
     for part in parts:
-        settings = {k: v for k, v in part["settings"].items() if k != "algorithms"}
+        settings = {k: v for k, v in part["settings"].items() if k not in own}
         differ = sorted(k for k in first.keys() | settings.keys() if first.get(k) != settings.get(k))
         if differ:
             raise ValueError(
@@ -126,6 +127,7 @@ def combine(parts: Sequence[dict]) -> Results:
         commands = part["command"] if isinstance(part["command"], list) else [part["command"]]
         combined.command += commands
         combined.settings["algorithms"].update(part["settings"].get("algorithms", {}))
+        combined.settings["seeds"] = sorted({*combined.settings["seeds"], *part["settings"].get("seeds", [])})
         for name in TABLES:
             getattr(combined, name).extend(part[name])
     return combined
