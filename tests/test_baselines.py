@@ -84,8 +84,9 @@ def test_quick_run_trains_the_budget_and_measures_every_snapshot(quick, name):
             assert r["ci_low"] <= r["win_rate"] <= r["ci_high"]
     assert [r["decisions"] for r in curve] == sorted(r["decisions"] for r in curve)
     assert [r["opponent"] for r in results["final"] if r["algorithm"] == name] == list(LADDER)
-    methods = [r["method"] for r in results["exploitability"] if r["algorithm"] == name]
-    assert methods == ["best_response", "exploiter"]
+    attacks = [r for r in results["exploitability"] if r["algorithm"] == name]
+    assert [r["method"] for r in attacks] == ["best_response", "exploiter"]
+    assert [r["seed"] for r in attacks] == [1, 1], "each row names the training run it attacked"
     assert results["settings"]["algorithms"][name]["changed"], "every run lists what it changed"
 
 

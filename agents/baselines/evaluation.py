@@ -95,4 +95,4 @@ def best_response_row(spec: str, out: Path, budgets: Budgets, log: Path) -> dict
     found = json.loads((out / "best_response.json").read_text(encoding="utf-8"))[0]
     return {"method": "best_response", "attacker": f"PPO, {budgets.best_response_minutes:g} CPU minutes",
             "games": found["games"], "win_rate": found["win_rate"], "ci_low": found["ci_low"],
-            "ci_high": found["ci_high"], "seed": BEST_RESPONSE_SEED}  # fmt: skip
+            "ci_high": found["ci_high"], "attacker_seed": BEST_RESPONSE_SEED}  # fmt: skip
