@@ -327,3 +327,28 @@ def test_dmc_trains_in_a_checkout_with_a_detached_head(tmp_path, monkeypatch):
     monkeypatch.setattr(file_writer, "gather_metadata", dmc._metadata_without_git)
     writer = file_writer.FileWriter(xpid="x", rootdir=str(tmp_path / "logs"))
     assert writer.metadata["git"] is None and writer.metadata["env"] == {} and writer.metadata["xpid"] == "x"
+
+
+SHIPPED = {"checkpoint": "ppo-seed1.pt", "sb3": "maskable_ppo-seed1.zip", "tianshou": "tianshou_dqn-seed1.pt",
+           "nfsp": "nfsp-seed1.pt", "rllib": "rllib_ppo-seed1"}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(SHIPPED))
+def test_the_shipped_baseline_snapshots_play_legal_moves(kind):
+    """docs/baselines/checkpoints: the first seed's final snapshot of each algorithm, a spec the harness takes."""
+    algorithm = {"checkpoint": "ppo", "sb3": "maskable_ppo", "tianshou": "tianshou_dqn", "nfsp": "nfsp",
+                 "rllib": "rllib_ppo"}[kind]  # fmt: skip
+    missing = ALGORITHMS[algorithm].missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{kind}: needs {', '.join(missing)}, which CI installs")
+        pytest.skip(f"needs {', '.join(missing)}")
+    path = ROOT / "docs" / "baselines" / "checkpoints" / SHIPPED[kind]
+    agent = make_agent(f"{kind}:{path}", seed=5)
+    for seed in range(3):
+        state = State(make_rules("pagat", 2), seed=seed)
+        while not state.finished:
+            view = state.view(state.to_act)
+            action = agent.act(view)
+            assert action in view.legal
+            state.apply(action)
