@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--trained", metavar="PATH", help="the policy checkpoint that plays `trained` in two-player pagat "
-        "(default: the shipped one; the shipped model was trained with an earlier one, see docs/results.md)"
+        "(default: the shipped one; the shipped model was trained with an earlier one, see docs/agents.md)"
     )  # fmt: skip
     args = parser.parse_args(argv)
     if args.trained and not os.path.isfile(args.trained):
