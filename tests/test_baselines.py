@@ -108,16 +108,21 @@ def test_the_final_snapshot_plays_legal_moves_through_its_spec(quick, name):
     if name not in names:
         pytest.skip(why_not(name))
     (run,) = [r for r in results["runs"] if r["algorithm"] == name]
-    agent = make_agent(run["final_spec"], seed=3)
-    state = State(make_rules("pagat", 2), seed=11)
+    chosen, state = play_legally(make_agent(run["final_spec"], seed=3), seed=11, limit=60)
+    assert chosen == 60 or state.finished
+
+
+def play_legally(agent, seed: int, limit: int | None = None) -> tuple[int, State]:
+    """``agent`` at every seat of a two-player match, each choice checked legal, to the end or ``limit`` choices."""
+    state = State(make_rules("pagat", 2), seed=seed)
     chosen = 0
-    while not state.finished and chosen < 60:
+    while not state.finished and chosen != limit:
         view = state.view(state.to_act)
         action = agent.act(view)
         assert action in view.legal
         state.apply(action)
         chosen += 1
-    assert chosen == 60 or state.finished
+    return chosen, state
 
 
 # -- bad input: one line that says what is allowed ---------------------------------------------
@@ -329,26 +334,21 @@ def test_dmc_trains_in_a_checkout_with_a_detached_head(tmp_path, monkeypatch):
     assert writer.metadata["git"] is None and writer.metadata["env"] == {} and writer.metadata["xpid"] == "x"
 
 
-SHIPPED = {"checkpoint": "ppo-seed1.pt", "sb3": "maskable_ppo-seed1.zip", "tianshou": "tianshou_dqn-seed1.pt",
-           "nfsp": "nfsp-seed1.pt", "rllib": "rllib_ppo-seed1"}  # fmt: skip
+#: spec kind -> (algorithm, file in docs/baselines/checkpoints)
+SHIPPED = {"checkpoint": ("ppo", "ppo-seed1.pt"), "sb3": ("maskable_ppo", "maskable_ppo-seed1.zip"),
+           "tianshou": ("tianshou_dqn", "tianshou_dqn-seed1.pt"), "nfsp": ("nfsp", "nfsp-seed1.pt"),
+           "rllib": ("rllib_ppo", "rllib_ppo-seed1")}  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", list(SHIPPED))
 def test_the_shipped_baseline_snapshots_play_legal_moves(kind):
     """docs/baselines/checkpoints: the first seed's final snapshot of each algorithm, a spec the harness takes."""
-    algorithm = {"checkpoint": "ppo", "sb3": "maskable_ppo", "tianshou": "tianshou_dqn", "nfsp": "nfsp",
-                 "rllib": "rllib_ppo"}[kind]  # fmt: skip
+    algorithm, file = SHIPPED[kind]
     missing = ALGORITHMS[algorithm].missing()
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"{kind}: needs {', '.join(missing)}, which CI installs")
         pytest.skip(f"needs {', '.join(missing)}")
-    path = ROOT / "docs" / "baselines" / "checkpoints" / SHIPPED[kind]
-    agent = make_agent(f"{kind}:{path}", seed=5)
+    agent = make_agent(f"{kind}:{ROOT / 'docs' / 'baselines' / 'checkpoints' / file}", seed=5)
     for seed in range(3):
-        state = State(make_rules("pagat", 2), seed=seed)
-        while not state.finished:
-            view = state.view(state.to_act)
-            action = agent.act(view)
-            assert action in view.legal
-            state.apply(action)
+        assert play_legally(agent, seed)[1].finished

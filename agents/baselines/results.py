@@ -49,7 +49,7 @@ class Results:
     def markdown(self) -> str:
         algorithms = list(dict.fromkeys(r["algorithm"] for r in self.runs))
         opponents = list(dict.fromkeys(r["opponent"] for r in self.final))
-        commands = self.command if isinstance(self.command, list) else [self.command]
+        commands = as_commands(self.command)
         said = (
             [f"Command: `{commands[0]}`"] if len(commands) == 1 else ["Commands:", ""] + [f"- `{c}`" for c in commands]
         )
@@ -98,6 +98,11 @@ def to_csv(rows: list[dict]) -> str:
     return buffer.getvalue()
 
 
+def as_commands(command: str | list[str]) -> list[str]:
+    """The command of one run's results, or the commands of combined ones, as a list."""
+    return command if isinstance(command, list) else [command]
+
+
 def read_results(out: Path) -> dict:
     """``baselines.json`` of ``out``, as written."""
     return json.loads((Path(out) / "baselines.json").read_text(encoding="utf-8"))
@@ -124,8 +129,7 @@ def combine(parts: Sequence[dict]) -> Results:
             twice = ", ".join(f"{a} seed {s}" for a, s in sorted(runs & seen))
             raise ValueError(f"{twice} appear in more than one of the results; allowed: each run once")
         seen |= runs
-        commands = part["command"] if isinstance(part["command"], list) else [part["command"]]
-        combined.command += commands
+        combined.command += as_commands(part["command"])
         combined.settings["algorithms"].update(part["settings"].get("algorithms", {}))
         combined.settings["seeds"] = sorted({*combined.settings["seeds"], *part["settings"].get("seeds", [])})
         for name in TABLES:
