@@ -1,4 +1,4 @@
-"""Train an All Fives policy by self-play: ``python train.py`` (two-player pagat, about 13 minutes on 2 cores).
+"""Train an All Fives policy by self-play: ``python train.py`` (two-player pagat, 9-13 minutes on 2 cores).
 
     python train.py                                   # the default config, configs/default.yaml
     python train.py --config configs/pagat3.yaml      # another config

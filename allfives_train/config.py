@@ -138,12 +138,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "train": {
         "total_steps": number("int", 2_500_000, 1, 10**12, help="learning decisions to collect"),
-        "envs": number("int", 512, 1, 100_000, help="matches played side by side per update (one table each)"),
+        "envs": number("int", 1024, 1, 100_000, help="matches played side by side per update (one table each)"),
         "rollout_workers": number(
             "int", 2, 1, 256, help="processes that play the matches (this one included); one per core"
         ),
         "epochs": number("int", 1, 1, 1000),
-        "minibatch": number("int", 1024, 1, 10_000_000),
+        "minibatch": number("int", 2048, 1, 10_000_000),
         "lr": number("float", 5e-4, 0, 1, open_low=True, help="Adam step size at the start"),
         "lr_end": number("float", 0.0, 0, 1, help="step size reached at total_steps (linear)"),
         "gamma": number("float", 0.99, 0, 1),
@@ -171,7 +171,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "greedy": number("float", 0.15, **SHARE),
         "heuristic": number("float", 0.25, **SHARE),
         "pool_size": number("int", 8, 1, 10_000),
-        "snapshot_every": number("int", 4, 1, 10**9, note=" updates"),
+        "snapshot_every": number("int", 2, 1, 10**9, note=" updates"),
     },
     "imitation": {
         "teacher": Key(
@@ -237,7 +237,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
     },
     "eval": {
-        "every": number("int", 40, 0, 10**9, note=" updates (0: only at the end)"),
+        "every": number("int", 20, 0, 10**9, note=" updates (0: only at the end)"),
         "matches": number("int", 50, 1, 10_000_000, note=" (duplicate deals, each played in every seat rotation)"),
         "baselines": Key(
             "list",
