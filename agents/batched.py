@@ -236,20 +236,51 @@ def greedy_choices(tables, config, rows, first, ties, tied):
             first[k] = actions[0] if count else _forced(t, c)
             ties[k] = 1
             continue
-        ends = ends_of(t)
+        _greedy_pick(t, actions, count, scores, k, first, ties, tied)
+
+
+@jit
+def _greedy_pick(t, actions, count, scores, k, first, ties, tied):
+    """Row ``k``: the placements with the most points now, then the heaviest tile (as :class:`GreedyAgent`)."""
+    ends = ends_of(t)
+    for i in range(count):
+        tile = actions[i] >> 2
+        scores[i] = POINTS[end_total(placed(ends, tile, actions[i] & 3))] * 16 + TILE_PIPS[tile]
+    best = scores[0]
+    ties[k] = 0
+    for i in range(count):
+        if scores[i] > best:
+            best = scores[i]
+            ties[k] = 0
+        if scores[i] == best:
+            tied[k, ties[k]] = actions[i]
+            ties[k] += 1
+    first[k] = tied[k, 0]
+
+
+#: The bots a kernel can play (:func:`bot_ties`), by their code.
+RANDOM_BOT, GREEDY_BOT, HEURISTIC_BOT = range(3)
+
+
+@jit
+def bot_ties(t, c, bot, weights, k, first, ties, tied, actions, scores, replies):
+    """Row ``k``: the choices bot ``bot`` keeps at table ``t`` (``ties[k]`` of them in ``tied[k]``, the first in
+    ``first[k]``), the same ones as the batched calls above; ``actions``, ``scores``, ``replies`` are scratch."""
+    count = _legal_placements(t, c, actions)
+    if count <= 1:
+        first[k] = actions[0] if count else _forced(t, c)
+        ties[k] = 1
+        tied[k, 0] = first[k]
+    elif bot == HEURISTIC_BOT:
+        _heuristic_scores(t, c, weights, actions, count, scores, replies)
+        _pick(scores, actions, count, k, first, ties, tied)
+    elif bot == GREEDY_BOT:
+        _greedy_pick(t, actions, count, scores, k, first, ties, tied)
+    else:
         for i in range(count):
-            tile = actions[i] >> 2
-            scores[i] = POINTS[end_total(placed(ends, tile, actions[i] & 3))] * 16 + TILE_PIPS[tile]
-        best = scores[0]
-        ties[k] = 0
-        for i in range(count):
-            if scores[i] > best:
-                best = scores[i]
-                ties[k] = 0
-            if scores[i] == best:
-                tied[k, ties[k]] = actions[i]
-                ties[k] += 1
-        first[k] = tied[k, 0]
+            tied[k, i] = actions[i]
+        ties[k] = count
+        first[k] = actions[0]
 
 
 @jit

@@ -37,6 +37,20 @@ from .tiles import (
 )
 
 
+def lacks_after(lacks: int, action: int, layout: Layout) -> int:
+    """What a seat is known to lack after taking ``action`` on ``layout`` (bit v: no tile with value v).
+
+    A pass adds the values open on the layout. A draw replaces the seat's lacks
+    with them: it could not place, but the tile it draws may show any value
+    that is not open. A placement tells nothing new.
+    """
+    if action == PASS:
+        return lacks | layout.open_values()
+    if action == DRAW:
+        return layout.open_values()
+    return lacks
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal now; the state is left as it was."""
 
@@ -326,16 +340,14 @@ class State:
         if action == DRAW:
             self._draw(seat)
         elif action == PASS:
-            self.lacks[seat] |= self.layout.open_values()
+            self.lacks[seat] = lacks_after(self.lacks[seat], PASS, self.layout)
             self.to_act = (seat + 1) % self.rules.num_players
         else:
             self._place(seat, action >> 2, action & 3)
 
     def _draw(self, seat: int) -> None:
         layout = self.layout
-        # It could not place: it holds none of the values open now, and the
-        # tile it draws may hold any value that is not open.
-        self.lacks[seat] = layout.open_values()
+        self.lacks[seat] = lacks_after(self.lacks[seat], DRAW, layout)
         tile = self.boneyard[self.bone_pos]
         self.bone_pos += 1
         self.hands[seat] |= 1 << tile

@@ -79,6 +79,11 @@ def view_record(view: SeatView) -> np.ndarray:
     t["bone_pos"] = view.rules.boneyard_size - view.boneyard_left
     t["scores"][: view.rules.num_sides] = view.scores
     t["hands"][view.seat] = view.hand
+    t["lacks"][: view.rules.num_players] = view.lacks
+    t["moves"][: len(view.move_codes)] = view.move_codes
+    t["move_count"] = len(view.move_codes)
+    t["leader"] = view.leader
+    t["round_index"] = view.round_index
     return record
 
 
