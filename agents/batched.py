@@ -263,6 +263,13 @@ RANDOM_BOT, GREEDY_BOT, HEURISTIC_BOT = range(3)
 
 
 @jit
+def bot_scratch():
+    """The scratch arrays :func:`bot_ties` fills for one table: first, ties, tied, actions, scores, replies."""
+    return (np.empty(1, np.int64), np.empty(1, np.int64), np.empty((1, NUM_ACTIONS), np.int64),
+            np.empty(NUM_ACTIONS, np.int64), np.empty(NUM_ACTIONS, np.float64), np.empty(28, np.float64))  # fmt: skip
+
+
+@jit
 def bot_ties(t, c, bot, weights, k, first, ties, tied, actions, scores, replies):
     """Row ``k``: the choices bot ``bot`` keeps at table ``t`` (``ties[k]`` of them in ``tied[k]``, the first in
     ``first[k]``), the same ones as the batched calls above; ``actions``, ``scores``, ``replies`` are scratch."""

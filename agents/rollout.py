@@ -151,19 +151,27 @@ def outcome(t, c, side, root_scores, won):
 
 
 @jit
+def deal_into(scratch, root, c, hands, boneyards, d):
+    """``scratch[0]``: the table ``root[0]`` with deal ``d`` of the hidden tiles (hand masks, boneyard in draw
+    order) in place."""
+    scratch[0] = root[0]
+    t = scratch[0]
+    for seat in range(c.num_players):
+        t.hands[seat] = hands[d, seat]
+    base = c.num_players * c.hand_size + t.bone_pos
+    for k in range(c.bone_size - t.bone_pos):
+        t.deal[base + k] = boneyards[d, k]
+
+
+@jit
 def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded, scratch, totals):
     """Add ``weights[d] * value`` of each action on each deal ``d`` to ``totals``, deal by deal in order."""
     c = config[0]
-    base = c.num_players * c.hand_size + root[0].bone_pos
     none = np.zeros(0, np.int16)
     for d in range(hands.shape[0]):
         for i in range(actions.shape[0]):
-            scratch[0] = root[0]
+            deal_into(scratch, root, c, hands, boneyards, d)
             t = scratch[0]
-            for seat in range(c.num_players):
-                t.hands[seat] = hands[d, seat]
-            for k in range(c.bone_size - t.bone_pos):
-                t.deal[base + k] = boneyards[d, k]
             won = play_round(t, c, actions[i], guarded, none)
             totals[i] += weights[d] * outcome(t, c, side, root[0].scores, won)
 
