@@ -32,6 +32,9 @@ OVERRIDES = (
     "eval.every=0",
     "eval.matches=1",
     "eval.final_matches=0",
+    "train.envs=512",  # the self-play settings its documented figures were measured with (the default's then)
+    "train.minibatch=1024",
+    "opponents.snapshot_every=4",
 )
 
 
