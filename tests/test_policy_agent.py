@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -236,3 +237,18 @@ def test_trained_plays_the_policy_shipped_for_its_table(tmp_path, monkeypatch, c
         chosen[rules.rules, rules.num_players] = agent.policy_for(rules).path.name
         assert agent.act(view) == agent.policy_for(rules).act(view) and agent.act(view) in view.legal
     assert chosen == {("fives", 3): "fives3.pt", ("pagat", 2): "default.pt", ("pagat", 4): "default.pt"}
+
+
+@pytest.mark.parametrize(("checkpoint", "recipe"), [("default", "strong"), ("fives3", "fives3"),
+                                                    ("pagat4_partners", "pagat4_partners")])  # fmt: skip
+def test_each_shipped_policys_recipe_still_gives_the_config_it_was_trained_with(checkpoint, recipe):
+    """A change of the defaults must not change a shipped recipe: its config pins what it was trained with.
+    (Sections added since, such as ``expert``, take their defaults, which do nothing there.)"""
+    from allfives_train.config import load_config
+
+    trained_with = read_checkpoint(CHECKPOINTS / f"{checkpoint}.pt")["config"]
+    config = load_config(Path(train.__file__).resolve().parent / "configs" / f"{recipe}.yaml")
+    for section, keys in trained_with.items():
+        assert config[section] == keys, section
+    assert set(config) - set(trained_with) <= {"expert"}
+    assert config["expert"]["rounds"] == trained_with.get("expert", {"rounds": 0})["rounds"]
