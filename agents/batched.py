@@ -206,40 +206,6 @@ def _pick(scores, actions, count, k, first, ties, tied):
 
 
 @jit
-def heuristic_choices(tables, config, rows, weights, first, ties, tied):
-    """The heuristic's choice on each listed table: ``first[k]`` if ``ties[k] == 1``, else one of ``tied[k, :ties]``."""
-    c = config[0]
-    actions = np.empty(NUM_ACTIONS, np.int64)
-    scores = np.empty(NUM_ACTIONS, np.float64)
-    replies = np.empty(28, np.float64)
-    for k in range(rows.shape[0]):
-        t = tables[rows[k]]
-        count = _legal_placements(t, c, actions)
-        if count <= 1:
-            first[k] = actions[0] if count else _forced(t, c)
-            ties[k] = 1
-            continue
-        _heuristic_scores(t, c, weights, actions, count, scores, replies)
-        _pick(scores, actions, count, k, first, ties, tied)
-
-
-@jit
-def greedy_choices(tables, config, rows, first, ties, tied):
-    """The greedy bot's choice on each listed table (most points now, then the heaviest tile), as above."""
-    c = config[0]
-    actions = np.empty(NUM_ACTIONS, np.int64)
-    scores = np.empty(NUM_ACTIONS, np.float64)
-    for k in range(rows.shape[0]):
-        t = tables[rows[k]]
-        count = _legal_placements(t, c, actions)
-        if count <= 1:
-            first[k] = actions[0] if count else _forced(t, c)
-            ties[k] = 1
-            continue
-        _greedy_pick(t, actions, count, scores, k, first, ties, tied)
-
-
-@jit
 def _greedy_pick(t, actions, count, scores, k, first, ties, tied):
     """Row ``k``: the placements with the most points now, then the heaviest tile (as :class:`GreedyAgent`)."""
     ends = ends_of(t)
@@ -269,10 +235,11 @@ def bot_scratch():
             np.empty(NUM_ACTIONS, np.int64), np.empty(NUM_ACTIONS, np.float64), np.empty(28, np.float64))  # fmt: skip
 
 
-@jit
+@jit(inline=True)
 def bot_ties(t, c, bot, weights, k, first, ties, tied, actions, scores, replies):
     """Row ``k``: the choices bot ``bot`` keeps at table ``t`` (``ties[k]`` of them in ``tied[k]``, the first in
-    ``first[k]``), the same ones as the batched calls above; ``actions``, ``scores``, ``replies`` are scratch."""
+    ``first[k]``): the first best, then those within TIE for the heuristic; every legal action for the random
+    bot. ``actions``, ``scores``, ``replies`` are scratch."""
     count = _legal_placements(t, c, actions)
     if count <= 1:
         first[k] = actions[0] if count else _forced(t, c)
@@ -296,20 +263,12 @@ def _forced(t, c):
 
 
 @jit
-def legal_choices(tables, config, rows, first, ties, tied):
-    """Every legal action of each listed table, as ties: what the random bot chooses among."""
+def bot_choices(tables, config, rows, bot, weights, first, ties, tied):
+    """The choices of bot ``bot`` on each listed table (:func:`bot_ties`, row ``k`` for ``rows[k]``)."""
     c = config[0]
-    actions = np.empty(NUM_ACTIONS, np.int64)
+    _, _, _, actions, scores, replies = bot_scratch()
     for k in range(rows.shape[0]):
-        t = tables[rows[k]]
-        count = _legal_placements(t, c, actions)
-        if count == 0:
-            actions[0] = _forced(t, c)
-            count = 1
-        for i in range(count):
-            tied[k, i] = actions[i]
-        ties[k] = count
-        first[k] = actions[0]
+        bot_ties(tables[rows[k]], c, bot, weights, k, first, ties, tied, actions, scores, replies)
 
 
 # -- from Python --------------------------------------------------------------------------------------------
@@ -342,18 +301,27 @@ def choose(env: VectorEnv, rows: np.ndarray, agents: list[Agent]) -> np.ndarray:
         first = np.empty(len(picked), dtype=np.int64)
         ties = np.empty(len(picked), dtype=np.int64)
         tied = np.empty((len(picked), NUM_ACTIONS), dtype=np.int64)
-        args = (env.records, env.config, rows[picked])
-        if key[0] is HeuristicAgent:
-            heuristic_choices(*args, np.array(key[1]), first, ties, tied)
-        elif key[0] is GreedyAgent:
-            greedy_choices(*args, first, ties, tied)
-        else:
-            legal_choices(*args, first, ties, tied)
+        bot = _BOT_CODES[key[0]]
+        weights = np.array(key[1]) if bot == HEURISTIC_BOT else np.zeros(len(WEIGHT_NAMES))
+        bot_choices(env.records, env.config, rows[picked], bot, weights, first, ties, tied)
         for j in np.flatnonzero(ties > 1).tolist():
             first[j] = agents[members[j]].rng.choice(tied[j, : ties[j]].tolist())
         actions[picked] = first
     return actions
 
 
-_BATCHED = (HeuristicAgent, GreedyAgent, RandomAgent)
+_BOT_CODES = {RandomAgent: RANDOM_BOT, GreedyAgent: GREEDY_BOT, HeuristicAgent: HEURISTIC_BOT}
+_BATCHED = tuple(_BOT_CODES)
+
+
+def bot_code(agent: Agent) -> int | None:
+    """The kernels' code for ``agent`` if they can play it (exactly these classes), else None."""
+    return _BOT_CODES.get(type(agent))
+
+
+def bot_weights(agent: Agent) -> np.ndarray:
+    """The heuristic's weights as the kernels read them (an unused row of zeros for the other bots)."""
+    return weight_array(agent) if isinstance(agent, HeuristicAgent) else np.zeros(len(WEIGHT_NAMES))
+
+
 _DEFAULT_KEY = tuple(DEFAULT_WEIGHTS.values())
