@@ -20,6 +20,15 @@ deal counts in the means with the weight :class:`~agents.inference.PlayModel`
 gives it (a seat that passed up points this round probably lacked the tiles
 that scored); by default every deal counts alike. With a ``belief`` model
 (``search:trained:belief``) the deals are drawn from its learned marginals.
+
+With ``network_deals`` above 0 (``search:trained:net``) each candidate is
+valued twice: by the rollouts above, and by play-outs of ``network_deals``
+more deals in which the policy network plays the rest of the round at every
+seat, each seat from its own view (:mod:`agents.policy_playouts`: one forward
+pass a step for a whole batch of tables). The two estimates err in different
+ways: the fast rollouts see every tile, so no seat in them plays as a real
+one would, while the network plays as a real seat would but is valued on
+fewer deals. The candidate with the best mean of the two is played.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import os
 from allfives_env.core import SeatView
 
 from .policy_agent import PolicyAgent, TrainedAgent
+from .policy_playouts import NetworkPlayouts
 from .search import DealModel, SearchAgent
 
 #: Rollouts a decision by player count, when none is given: ten times what the search fitted into 0.1 s before
@@ -45,6 +55,9 @@ DEFAULT_PRIOR_WEIGHT = 0.0
 #: The deal model's points weight (``inference.DEFAULT_BETA`` is its fitted value). 0: deals count alike
 #: (with 0.3 it won no more games; see docs/results.md).
 DEFAULT_INFERENCE = 0.0
+#: Deals the network plays out for each candidate in ``search:trained:net``: about 11 ms a decision with a choice on
+#: one core with two players, as much as the rollouts take (benchmarks/bench_bots.py).
+NETWORK_DEALS = 64
 
 
 class GuidedSearchAgent(SearchAgent):
@@ -60,6 +73,7 @@ class GuidedSearchAgent(SearchAgent):
         prior_weight: float = DEFAULT_PRIOR_WEIGHT,
         inference: float = DEFAULT_INFERENCE,
         belief: DealModel | None = None,
+        network_deals: int = 0,
     ) -> None:
         rollouts = DEFAULT_SIMULATIONS[2] if simulations is None else simulations
         super().__init__(seed=seed, simulations=rollouts, inference=inference, belief=belief)
@@ -74,13 +88,21 @@ class GuidedSearchAgent(SearchAgent):
             or not 0 <= prior_weight < math.inf
         ):
             raise ValueError(f"prior_weight={prior_weight!r} is not allowed; allowed: a finite number >= 0 (points)")
+        if isinstance(network_deals, bool) or not isinstance(network_deals, int) or network_deals < 0:
+            raise ValueError(
+                f"network_deals={network_deals!r} is not allowed; allowed: a whole number >= 0 (0: rollouts only)"
+            )
         self.policy = TrainedAgent(seed=seed) if path is None else PolicyAgent(path, seed=seed)
         self.candidates = candidates
         self.min_prior = min_prior
         self.prior_weight = prior_weight
+        self.network_deals = network_deals
+        self.network_playouts = NetworkPlayouts()
         self.name = "search:trained" if path is None else f"search:checkpoint:{self.policy.path.name}"
         if belief is not None:
             self.name += ":belief"
+        if network_deals:
+            self.name += ":net"
 
     def budget(self, view: SeatView) -> int:
         """The rollouts given at construction, else the default for the table's player count."""
@@ -100,6 +122,17 @@ class GuidedSearchAgent(SearchAgent):
         order = sorted(range(len(legal)), key=lambda i: (-probs[i], legal[i]))
         keep = [i for rank, i in enumerate(order) if rank < self.candidates or probs[i] >= self.min_prior]
         return [legal[i] for i in keep], [probs[i] for i in keep]
+
+    def evaluate(self, view: SeatView, actions: list[int] | None = None) -> list[float]:
+        """The rollouts' mean outcome of each action; with ``network_deals``, its mean with the network's play-outs."""
+        values = super().evaluate(view, actions)
+        if not self.network_deals:
+            return values
+        policy = self.policy.policy_for(view.rules) if isinstance(self.policy, TrainedAgent) else self.policy
+        hands, boneyards = self.deal_arrays(view, self.network_deals)
+        legal = view.legal if actions is None else actions
+        played = self.network_playouts.values(policy.actor, view, hands, boneyards, legal).mean(0)
+        return [(rollouts + network) / 2 for rollouts, network in zip(values, played.tolist(), strict=True)]
 
     def act(self, view: SeatView) -> int:
         if len(view.legal) == 1:

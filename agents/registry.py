@@ -7,7 +7,9 @@ the policies other libraries trained (:data:`LIBRARY_AGENTS`: ``sb3:PATH``, ``ti
 ``nfsp:PATH``), and the policy-guided search: ``search:trained`` or ``search:checkpoint:PATH``, either with ``:N``
 rollouts appended (``search:trained:400``; a trailing ``:`` and digits is always read as the rollout count), either
 search with its deals drawn from the shipped belief model (``belief`` before any count: ``search:belief``,
-``search:belief:400``, ``search:trained:belief``, ``search:checkpoint:PATH:belief:400``), and the
+``search:belief:400``, ``search:trained:belief``, ``search:checkpoint:PATH:belief:400``), the guided search with
+the policy playing rounds out too (``net`` after any ``belief``: ``search:trained:net``,
+``search:trained:belief:net``, ``search:checkpoint:PATH:net:400``), and the
 exploiter of a frozen agent: ``exploit:SPEC`` or ``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec
 but an exploiter, e.g. ``exploit:heuristic``, ``exploit:trained``, ``exploit:checkpoint:PATH``).
 """
@@ -37,7 +39,8 @@ BOTS: dict[str, type[Agent]] = {
 #: Every spec form ``make_agent`` accepts, for help texts and error messages.
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "search:belief[:N]",
                                  "checkpoint:PATH", "trained", "rllib:PATH", "sb3:PATH", "tianshou:PATH", "dmc:PATH",
-                                 "nfsp:PATH", "search:trained[:belief][:N]", "search:checkpoint:PATH[:belief][:N]",
+                                 "nfsp:PATH", "search:trained[:belief][:net][:N]",
+                                 "search:checkpoint:PATH[:belief][:net][:N]",
                                  "exploit:[N:]SPEC")  # fmt: skip
 #: Policies trained by other libraries, ``KIND:PATH``: (``module:function`` that loads one as ``function(path, seed)``,
 #: imported only when asked for; the package it needs; the extra that brings it; what PATH is).
@@ -56,13 +59,14 @@ class AgentSpec:
     ``LIBRARY_AGENTS``, ``guided`` (the policy-guided search) or ``exploit``; ``simulations`` is the rollout count given (None: the
     default); ``path`` is the file or folder named (None for the shipped policy); ``target`` is the spec an
     exploiter plays against (already checked); ``belief`` asks a search to draw its deals from the shipped belief
-    model."""
+    model; ``network`` asks the guided search to value its candidates by the policy's play-outs too."""
 
     kind: str
     simulations: int | None = None
     path: str | None = None
     target: str | None = None
     belief: bool = False
+    network: bool = False
 
 
 def parse_agent_spec(spec: object) -> AgentSpec:
@@ -77,9 +81,15 @@ def parse_agent_spec(spec: object) -> AgentSpec:
     if name in BOTS and not sep:
         return AgentSpec(name)
     if name == "search" and sep:
-        arg, belief = _take_belief(arg)
+        arg, network = _take_word(arg, "net")
+        arg, belief = _take_word(arg, "belief")
         if arg == "trained" or arg.startswith(("trained:", "checkpoint:")):
-            return replace(_guided_spec(spec, arg), belief=belief)
+            return replace(_guided_spec(spec, arg), belief=belief, network=network)
+        if network:
+            raise ValueError(
+                f"agent spec {spec!r}: net needs a policy to play the rounds out, e.g. search:trained:net "
+                "or search:checkpoint:PATH:net"
+            )
         if belief and not arg:
             return AgentSpec("search", belief=True)
         message = f"agent spec {spec!r}: search:N needs a positive whole number of rollouts, e.g. search:200"
@@ -112,9 +122,12 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         return BOTS[parsed.kind](seed=seed)
     if parsed.kind == "guided":
         _require_torch()
-        from .guided_search import GuidedSearchAgent
+        from .guided_search import NETWORK_DEALS, GuidedSearchAgent
 
-        return GuidedSearchAgent(parsed.path, seed=seed, simulations=parsed.simulations, belief=belief)
+        network_deals = NETWORK_DEALS if parsed.network else 0
+        return GuidedSearchAgent(
+            parsed.path, seed=seed, simulations=parsed.simulations, belief=belief, network_deals=network_deals
+        )
     if parsed.kind == "exploit":
         from .exploiter import DEFAULT_SIMULATIONS, ExploiterAgent
 
@@ -127,11 +140,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     return _load_policy(parsed.path, seed)  # checkpoint:PATH, or trained (no path)
 
 
-def _take_belief(arg: str) -> tuple[str, bool]:
-    """``arg`` without a ``belief`` word just before its optional trailing rollout count, and whether it had one."""
+def _take_word(arg: str, word: str) -> tuple[str, bool]:
+    """``arg`` without ``word`` just before its optional trailing rollout count, and whether it had it."""
     parts = arg.split(":")
     at = len(parts) - 2 if len(parts) > 1 and whole_number(parts[-1]) is not None else len(parts) - 1
-    if parts[at] != "belief":
+    if parts[at] != word:
         return arg, False
     del parts[at]
     return ":".join(parts), True

@@ -333,6 +333,19 @@ class SearchAgent(Agent):
         """Rollouts for this decision, shared among the candidates (``simulations`` here)."""
         return self.simulations
 
+    def deal_arrays(self, view: SeatView, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` deals of the view's hidden tiles, drawn as this search draws them: hand masks [count, 4] (the
+        viewer's own included) and boneyards [count, B] in draw order."""
+        if self.belief is not None:
+            return self.belief.dealer(view).deals(self.rng, count)
+        hands = np.zeros((count, 4), dtype=np.int32)
+        boneyards = np.zeros((count, max(1, view.rules.boneyard_size)), dtype=np.int8)
+        for d in range(count):
+            deal_hands, boneyard = sample_hidden(view, self.rng)
+            hands[d, : len(deal_hands)] = deal_hands
+            boneyards[d, : len(boneyard)] = boneyard
+        return hands, boneyards
+
     def evaluate(self, view: SeatView, actions: list[int] | None = None) -> list[float]:
         """Mean rollout outcome of each of ``actions`` (default ``view.legal``), in that order, on the same deals."""
         legal = view.legal if actions is None else actions

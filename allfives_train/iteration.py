@@ -28,6 +28,7 @@ import io
 import multiprocessing
 import zipfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,7 @@ import torch
 from torch import nn
 
 from agents.policy_net import NEG, PolicyNet
-from agents.search import WIN_BONUS
+from agents.policy_playouts import play_outs as policy_play_outs
 from allfives_env.vector import VectorEnv
 
 from .checkpoint import atomic_write
@@ -97,32 +98,8 @@ def choose(net: PolicyNet, step, tables: np.ndarray, draws: np.ndarray | None = 
 
 def play_outs(net: PolicyNet, env: VectorEnv, owners: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with the policy's favourites."""
-    copies, step = env.branch(owners, episode="round")
-    seats = step.current_player.copy()
-    side_of = np.array(env.game_rules.side_of)
-    target = env.game_rules.target
-    points = np.zeros(len(owners))  # the seat's zero-sum points rewards, in units of the target
-    bonus = np.zeros(len(owners))
-    ids = np.arange(len(owners))
-    step = copies.step(actions)
-    while True:
-        points[ids] += step.rewards[np.arange(ids.size), seats[ids]]
-        for r in np.flatnonzero(step.terminated).tolist():
-            scores = step.final_scores[r]
-            if scores.max() >= target:  # the match was decided inside the round
-                winners = np.flatnonzero(scores == scores.max())
-                side = side_of[seats[ids[r]]]
-                bonus[ids[r]] = WIN_BONUS / len(winners) if side in winners else -WIN_BONUS
-        going = np.flatnonzero(~step.terminated)
-        if not going.size:
-            return (points * target + bonus).astype(np.float32)
-        if going.size < ids.size:
-            step, ids = keep_tables(copies, step, going), ids[going]
-        moves = step.action_mask.argmax(1)
-        tables = np.flatnonzero(step.action_mask.sum(1) > 1)
-        if tables.size:
-            moves[tables] = choose(net, step, tables)
-        step = copies.step(moves)
+    favourites = partial(choose, net)
+    return policy_play_outs(favourites, env, owners, actions).astype(np.float32)
 
 
 @torch.no_grad()

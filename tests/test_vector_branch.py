@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from allfives_env.vector import VectorEnv
+from allfives_env.vector.convert import view_record
 
 CONFIGS = [
     {"rules": "pagat", "num_players": 2, "reward": "points", "auto_forced": True, "action_features": True},
@@ -124,3 +125,50 @@ def test_a_bad_episode_or_a_branch_before_reset_is_refused():
     env.reset(seed=1)
     with pytest.raises(ValueError, match="episode"):
         env.branch([0], episode="trick")
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c['rules']}{c['num_players']}")
+def test_a_view_with_its_true_deal_loads_as_the_table_it_came_from(config):
+    """What a search loads (a seat's view, the hidden tiles filled in as they lie) plays on as the real table."""
+    rng = np.random.default_rng(23)
+    full = VectorEnv(10, **{**config, "episode": "round"})
+    step = advance(full, full.reset(seed=77), rng, 17)
+    rows = np.arange(10)
+    records = np.concatenate([view_record(view) for view in full.seat_views(rows)])
+    n, size = full.game_rules.num_players, full.game_rules.hand_size
+    records["hands"][:, :n] = full.records["hands"][:, :n]
+    records["deal"][:, n * size :] = full.records["deal"][:, n * size :]  # the boneyard; tiles drawn are not read
+    loaded = VectorEnv(1, **{**config, "episode": "round"})
+    copied = loaded.load(records)
+    assert loaded.num_envs == 10
+    assert_rows_equal(step, copied, rows, skip=("rewards", "terminated", "final_scores", "winners"))
+    ended = np.zeros(10, dtype=bool)
+    for _ in range(80):
+        actions = random_legal(step.action_mask, rng)
+        own = np.where(ended, random_legal(copied.action_mask, rng), actions)  # an ended table plays its next deal
+        step, copied = full.step(actions), loaded.step(own)
+        live = np.flatnonzero(~ended)
+        for name in ("rewards", "terminated"):  # the hand awards included
+            np.testing.assert_array_equal(getattr(step, name)[live], getattr(copied, name)[live], err_msg=name)
+        ended |= step.terminated
+        going = np.flatnonzero(~ended)  # a finished round's table restarts with a deal the view never held
+        for name in ("current_player", "observation", "action_mask", "action_features"):
+            if getattr(step, name) is not None:
+                np.testing.assert_array_equal(getattr(step, name)[going], getattr(copied, name)[going], err_msg=name)
+    assert ended.all()
+
+
+def test_load_refuses_what_is_not_a_batch_of_tables(tmp_path):
+    env = VectorEnv(2)
+    env.reset(seed=3)
+    good = env.records.copy()
+    for bad in (good[0], good[:0], good["hands"], [good[0]], np.concatenate([good, good]).reshape(2, 2)):
+        with pytest.raises(ValueError, match="1-d array of TABLE records"):
+            env.load(bad)
+    seat_three = good.copy()
+    seat_three["to_act"] = 3
+    with pytest.raises(ValueError, match=r"seat to act in 0\.\.1"):
+        env.load(seat_three)
+    np.testing.assert_array_equal(env.records, good)  # nothing changed
+    with pytest.raises(RuntimeError, match="record_dir"):
+        VectorEnv(1, record_dir=tmp_path).load(good)

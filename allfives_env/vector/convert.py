@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import DRAW, Rules, SeatView, State
 from ..core.layout import Layout
+from ..views.observation import to_target
 from .table import TABLE
 
 
@@ -71,6 +72,8 @@ def view_record(view: SeatView) -> np.ndarray:
     t["counts"] = layout.counts
     t["spinner"] = layout.spinner
     t["spinner_ends"] = layout.spinner_ends
+    t["end_double"] = layout.terminal_doubles()
+    t["arm_started"] = [bool(arm) for arm in layout.arms]
     t["played"] = layout.played
     t["lead"] = layout.lead
     t["required_lead"] = view.required_lead
@@ -78,6 +81,7 @@ def view_record(view: SeatView) -> np.ndarray:
     t["drawn"] = view.drawn
     t["bone_pos"] = view.rules.boneyard_size - view.boneyard_left
     t["scores"][: view.rules.num_sides] = view.scores
+    t["need"][: view.rules.num_sides] = [to_target(view.rules.target, score) for score in view.scores]
     t["hands"][view.seat] = view.hand
     t["lacks"][: view.rules.num_players] = view.lacks
     t["moves"][: len(view.move_codes)] = view.move_codes

@@ -233,6 +233,32 @@ class VectorEnv:
         branched._started = True
         return branched, branched._opening_outputs()
 
+    def load(self, records: np.ndarray) -> VectorStep:
+        """Replace every table with a copy of ``records`` (one :data:`~allfives_env.vector.table.TABLE` record a
+        table, such as :func:`~allfives_env.vector.convert.state_record` makes); returns their outputs now.
+
+        A search plays from positions that no reset reaches: a seat's view with
+        one guess of the hidden tiles (:func:`~allfives_env.vector.convert.view_record`
+        and a deal filled in). ``num_envs`` becomes ``len(records)``. The
+        records must hold a position of this engine's rules; an engine that
+        writes game records refuses, since a loaded table has no deal log.
+        """
+        if self.record_dir is not None:
+            raise RuntimeError("load() is not allowed with record_dir: a loaded table has no log to write")
+        if not isinstance(records, np.ndarray) or records.dtype != TABLE or records.ndim != 1 or not records.size:
+            got = f"dtype {records.dtype}, shape {records.shape}" if isinstance(records, np.ndarray) else repr(records)
+            raise ValueError(f"records must be a 1-d array of TABLE records, at least one; got {got}")
+        seats = records["to_act"]
+        if seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"records must have a seat to act in 0..{self.num_players - 1}; got {seats.tolist()}")
+        self._records = records.copy()
+        self._legal = np.zeros((len(records), 2), dtype=np.uint64)
+        self._logs = [[] for _ in range(len(records))]
+        self.num_envs = len(records)
+        self._rows = np.arange(self.num_envs)
+        self._started = True
+        return self._opening_outputs()
+
     def state(self) -> np.ndarray:
         """(num_envs, 302) int8: each table's global state vector, as ``raw_env().state()``."""
         if not self._started:

@@ -123,7 +123,7 @@ def apply(t, c, action):
 
 @jit(inline=True)
 def to_target(c, score):
-    """Points still needed, in units of 2.5, rounded up and clipped to 0..127 (the views' ``_to_target``)."""
+    """Points still needed, in units of 2.5, rounded up and clipped to 0..127 (the views' ``to_target``)."""
     return min(127, max(0, int((c.target - score) / 2.5 + 0.999)))
 
 

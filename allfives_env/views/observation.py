@@ -151,7 +151,8 @@ def layout_bytes(layout: Layout) -> bytes:
     )
 
 
-def _to_target(target, score) -> int:
+def to_target(target: float, score: float) -> int:
+    """Points still needed, in units of 2.5, rounded up and clipped to 0..127: one byte of the observation."""
     return min(127, max(0, int((target - score) / 2.5 + 0.999)))
 
 
@@ -163,7 +164,7 @@ def _need_bytes(target, scores, side_order: tuple[int, ...]) -> bytes:
     key = (target, side_order, *scores)
     found = _NEED_CACHE.get(key)
     if found is None:
-        need = [_to_target(target, scores[side]) for side in side_order]
+        need = [to_target(target, scores[side]) for side in side_order]
         found = bytes(need + [0] * (MAX_SEATS - len(need)) + [min(127, int(target // 5))])
         if len(_NEED_CACHE) > 100_000:
             _NEED_CACHE.clear()
