@@ -12,7 +12,8 @@ goes to the policy's favourite. With ``prior_weight`` above 0, each mean
 first gains that many points times the log of the candidate's probability,
 so the rollouts must beat the policy's favourite by a margin to overrule it.
 Rollouts use the search bot's fast ``guarded`` policy (a network forward pass
-per rollout step would cost far more than the 0.1 s a decision allows).
+per step of each rollout, one at a time, would cost far more than the 0.1 s a
+decision allows; batched over many deals it fits, as below).
 
 Like the search bot it reads only its seat's view: the deals of the hidden
 tiles are sampled from what the view shows. With ``inference`` above 0 each
@@ -55,8 +56,8 @@ DEFAULT_PRIOR_WEIGHT = 0.0
 #: The deal model's points weight (``inference.DEFAULT_BETA`` is its fitted value). 0: deals count alike
 #: (with 0.3 it won no more games; see docs/results.md).
 DEFAULT_INFERENCE = 0.0
-#: Deals the network plays out for each candidate in ``search:trained:net``: about 11 ms a decision with a choice on
-#: one core with two players, as much as the rollouts take (benchmarks/bench_bots.py).
+#: Deals the network plays out for each candidate in ``search:trained:net``: about 19 ms a decision with a choice on
+#: one core with two players, beside the rollouts' 12 ms (benchmarks/bench_bots.py); 128 won no more games.
 NETWORK_DEALS = 64
 
 
