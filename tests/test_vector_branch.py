@@ -167,7 +167,7 @@ def test_load_refuses_what_is_not_a_batch_of_tables(tmp_path):
             env.load(bad)
     seat_three = good.copy()
     seat_three["to_act"] = 3
-    with pytest.raises(ValueError, match=r"seat to act in 0\.\.1"):
+    with pytest.raises(ValueError, match=r"seat to act in 0\.\.1; got table 0: 3"):
         env.load(seat_three)
     np.testing.assert_array_equal(env.records, good)  # nothing changed
     with pytest.raises(RuntimeError, match="record_dir"):

@@ -248,9 +248,10 @@ class VectorEnv:
         if not isinstance(records, np.ndarray) or records.dtype != TABLE or records.ndim != 1 or not records.size:
             got = f"dtype {records.dtype}, shape {records.shape}" if isinstance(records, np.ndarray) else repr(records)
             raise ValueError(f"records must be a 1-d array of TABLE records, at least one; got {got}")
-        seats = records["to_act"]
-        if seats.min() < 0 or seats.max() >= self.num_players:
-            raise ValueError(f"records must have a seat to act in 0..{self.num_players - 1}; got {seats.tolist()}")
+        bad = np.flatnonzero((records["to_act"] < 0) | (records["to_act"] >= self.num_players))
+        if bad.size:
+            shown = ", ".join(f"table {k}: {records['to_act'][k]}" for k in bad[:5].tolist())
+            raise ValueError(f"records must have a seat to act in 0..{self.num_players - 1}; got {shown}")
         self._records = records.copy()
         self._legal = np.zeros((len(records), 2), dtype=np.uint64)
         self._logs = [[] for _ in range(len(records))]
