@@ -229,6 +229,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "light": number("int", 30, 1, 1_000_000, help="deals every legal action is played on"),
         "deep": number("int", 400, 0, 1_000_000, help="more deals for each of the network's candidates"),
         "belief": Key("bool", True, "true or false", help="draw the search's deals from the shipped belief model"),
+        "network_deals": number(
+            "int", 0, 0, 1_000_000, help="more deals the policy plays out for each action, averaged in (0: none)"
+        ),
         "epochs": number("int", 4, 1, 1000, help="passes over every label so far, from the network as it stands"),
         "lr": number("float", 2e-4, 0, 1, open_low=True, help="Adam step size of each fit, decayed linearly to 0"),
         "minibatch": number("int", 512, 1, 10_000_000),

@@ -50,6 +50,7 @@ class ExpertJob:
     light: int
     deep: int
     belief: bool
+    network_deals: int = 0
 
 
 def search_values(search: GuidedSearchAgent, view, light: int, deep: int) -> tuple[list[int], np.ndarray]:
@@ -72,7 +73,8 @@ def label_matches(job: ExpertJob) -> dict[str, np.ndarray]:
     torch.set_num_threads(1)
     rules = make_rules(**job.rules)
     player = PolicyAgent(job.guide, sample=True)
-    search = GuidedSearchAgent(job.guide, belief=shipped_belief() if job.belief else None)
+    belief = shipped_belief() if job.belief else None
+    search = GuidedSearchAgent(job.guide, belief=belief, network_deals=job.network_deals)
     found: dict[str, list] = {k: [] for k in FIELDS}
     for seed, sample_seed in zip(job.seeds, job.sample_seeds, strict=True):
         player.reset(sample_seed)
@@ -102,10 +104,11 @@ def label_round(
     light: int,
     deep: int,
     belief: bool = True,
+    network_deals: int = 0,
 ) -> dict[str, np.ndarray]:
     """A round's labels, its matches dealt in turn to ``workers`` processes (1: this one), in match order."""
     jobs = [
-        ExpertJob(str(guide), rules, (seed,), (sample,), light, deep, belief)
+        ExpertJob(str(guide), rules, (seed,), (sample,), light, deep, belief, network_deals)
         for seed, sample in zip(seeds, sample_seeds, strict=True)
     ]
     if workers == 1:

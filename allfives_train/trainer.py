@@ -360,7 +360,8 @@ class Trainer:
             guide = folder / f"guide{k}.pt"
             atomic_save(policy_payload(self.net, actor_only=True, steps=self.steps), guide)
             fresh = expert_label_round(guide, self.rules.as_dict(), seeds, sample_seeds,
-                                       self.cfg["train"]["rollout_workers"], xc["light"], xc["deep"], xc["belief"])  # fmt: skip
+                                       self.cfg["train"]["rollout_workers"], xc["light"], xc["deep"], xc["belief"],
+                                       xc["network_deals"])  # fmt: skip
             labels = self._keep_labels(folder, k, fresh, gathered)
             labelled = time.perf_counter()
             fit_network(self.net, labels, fit, fit_seed, self.device)

@@ -44,10 +44,12 @@ def test_a_rounds_labels_do_not_depend_on_how_many_processes_made_them(guide):
     assert not np.array_equal(other["values"][:10], one["values"][:10])
 
 
-def test_labels_are_the_guided_searchs_means_on_the_views_of_the_matches_played(guide):
+@pytest.mark.parametrize("network_deals", [0, 2])
+def test_labels_are_the_guided_searchs_means_on_the_views_of_the_matches_played(guide, network_deals):
     """Replaying the first match by hand: the same views, rows and values as the round's first labels."""
-    labels = label_round(guide, RULES, [9], [90], workers=1, light=2, deep=3)
-    player, search = PolicyAgent(guide, sample=True), GuidedSearchAgent(guide, belief=shipped_belief())
+    labels = label_round(guide, RULES, [9], [90], workers=1, light=2, deep=3, network_deals=network_deals)
+    player = PolicyAgent(guide, sample=True)
+    search = GuidedSearchAgent(guide, belief=shipped_belief(), network_deals=network_deals)
     player.reset(90)
     search.reset(91)
     state, at, decisions = State(make_rules(**RULES), seed=9), 0, 0
