@@ -16,6 +16,7 @@ from optional import require
 torch = require("torch")
 
 from test_bots import positions  # noqa: E402
+from test_guided_search import CONFIGS  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.guided_search import NETWORK_DEALS, GuidedSearchAgent  # noqa: E402
@@ -25,15 +26,9 @@ from agents.policy_playouts import NetworkPlayouts  # noqa: E402
 from agents.search import outcome  # noqa: E402
 from allfives_env.core import State  # noqa: E402
 
-CONFIGS = [
-    dict(rules="pagat", num_players=2),
-    dict(rules="fives", num_players=3),
-    dict(rules="pagat", num_players=4, partnerships=True),
-]
-
 
 @pytest.fixture(scope="module")
-def policy(tmp_path_factory):
+def policy_file(tmp_path_factory):
     torch.manual_seed(3)
     path = tmp_path_factory.mktemp("playouts") / "policy.pt"
     torch.save(policy_payload(PolicyNet(32, 16), actor_only=True, steps=0), path)
@@ -62,8 +57,8 @@ def core_value(state: State, action: int, agent, side: int) -> float:
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
 @pytest.mark.parametrize("target", [None, 40])  # a low target ends play-outs with the match, mid-round
-def test_a_play_out_is_the_round_the_core_plays_with_the_policy_at_every_seat(policy, config, target):
-    agent = make_agent(f"checkpoint:{policy}")
+def test_a_play_out_is_the_round_the_core_plays_with_the_policy_at_every_seat(policy_file, config, target):
+    agent = make_agent(f"checkpoint:{policy_file}")
     playouts = NetworkPlayouts()
     rng = random.Random(2)
     checked = 0
@@ -80,9 +75,9 @@ def test_a_play_out_is_the_round_the_core_plays_with_the_policy_at_every_seat(po
     assert checked > 10
 
 
-def test_the_values_are_per_deal_and_per_action(policy):
+def test_the_values_are_per_deal_and_per_action(policy_file):
     """Two deals of one view at once give each deal's values alone, in the actions' order."""
-    agent = make_agent(f"checkpoint:{policy}")
+    agent = make_agent(f"checkpoint:{policy_file}")
     playouts = NetworkPlayouts()
     rng = random.Random(4)
     checked = 0
@@ -90,7 +85,7 @@ def test_the_values_are_per_deal_and_per_action(policy):
         legal = sorted(view.legal)
         if len(legal) < 3:
             continue
-        search = GuidedSearchAgent(policy, seed=rng.randrange(100))
+        search = GuidedSearchAgent(policy_file, seed=rng.randrange(100))
         hands, boneyards = search.deal_arrays(view, 2)
         both = playouts.values(agent.actor, view, hands, boneyards, legal)
         for d in range(2):
@@ -101,8 +96,8 @@ def test_the_values_are_per_deal_and_per_action(policy):
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
-def test_the_deals_agree_with_the_view(policy, config):
-    search = GuidedSearchAgent(policy, seed=1)
+def test_the_deals_agree_with_the_view(policy_file, config):
+    search = GuidedSearchAgent(policy_file, seed=1)
     checked = 0
     for _, view in positions(config, range(1)):
         hands, boneyards = search.deal_arrays(view, 5)
@@ -122,11 +117,11 @@ def test_the_deals_agree_with_the_view(policy, config):
     assert checked > 10
 
 
-def test_the_guided_search_with_play_outs_is_seeded_legal_and_named(policy):
-    spec = f"search:checkpoint:{policy}:net:8"
+def test_the_guided_search_with_play_outs_is_seeded_legal_and_named(policy_file):
+    spec = f"search:checkpoint:{policy_file}:net:8"
     a, b = make_agent(spec, seed=5), make_agent(spec, seed=5)
     assert a.network_deals == NETWORK_DEALS and a.name.endswith(":net")
-    plain = make_agent(f"search:checkpoint:{policy}:8", seed=5)
+    plain = make_agent(f"search:checkpoint:{policy_file}:8", seed=5)
     assert plain.network_deals == 0
     differ = 0
     for _, view in positions(CONFIGS[0], range(2)):
@@ -138,10 +133,10 @@ def test_the_guided_search_with_play_outs_is_seeded_legal_and_named(policy):
     assert differ > 0  # the play-outs change choices the rollouts alone would make
 
 
-def test_the_search_values_are_the_mean_of_both_estimates(policy):
-    agent = make_agent(f"checkpoint:{policy}")
-    both = GuidedSearchAgent(policy, seed=0, simulations=24, network_deals=6)
-    rollouts = GuidedSearchAgent(policy, seed=0, simulations=24)
+def test_the_search_values_are_the_mean_of_both_estimates(policy_file):
+    agent = make_agent(f"checkpoint:{policy_file}")
+    both = GuidedSearchAgent(policy_file, seed=0, simulations=24, network_deals=6)
+    rollouts = GuidedSearchAgent(policy_file, seed=0, simulations=24)
     checked = 0
     for _, view in positions(CONFIGS[0], range(2)):
         legal = sorted(view.legal)
@@ -159,9 +154,9 @@ def test_the_search_values_are_the_mean_of_both_estimates(policy):
 
 
 @pytest.mark.parametrize("deals", [-1, 2.5, "64", True])
-def test_bad_network_deals_are_refused(policy, deals):
+def test_bad_network_deals_are_refused(policy_file, deals):
     with pytest.raises(ValueError, match="network_deals"):
-        GuidedSearchAgent(policy, network_deals=deals)
+        GuidedSearchAgent(policy_file, network_deals=deals)
 
 
 @pytest.mark.parametrize("spec", ["search:net", "search:belief:net", "search:net:200"])
