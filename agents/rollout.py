@@ -205,6 +205,16 @@ def config_of(rules: Rules) -> np.ndarray:
     return make_config(rules)
 
 
+def deal_arrays(view: SeatView, deals: list[tuple[list[int], tuple[int, ...]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Deals of the view's hidden tiles as :func:`sample_hidden` gives them (hand masks, boneyard in draw order), as
+    the kernels read them: hand masks [D, 4] and boneyards [D, B]."""
+    hands = np.array([deal_hands + [0] * (4 - len(deal_hands)) for deal_hands, _ in deals], dtype=np.int32)
+    boneyards = np.zeros((len(deals), max(1, view.rules.boneyard_size)), dtype=np.int8)
+    if view.boneyard_left:
+        boneyards[:, : view.boneyard_left] = [boneyard for _, boneyard in deals]
+    return hands, boneyards
+
+
 def add_deal_values(
     totals: np.ndarray,
     view: SeatView,
@@ -215,10 +225,7 @@ def add_deal_values(
 ) -> None:
     """Add to ``totals[i]`` each deal's ``weight * outcome`` of ``actions[i]`` for the view's side, deal by deal in
     order (so that batches of deals sum exactly as one loop over them would): one compiled call."""
-    hands = np.array([deal_hands + [0] * (4 - len(deal_hands)) for deal_hands, _ in deals], dtype=np.int32)
-    boneyards = np.zeros((len(deals), max(1, view.rules.boneyard_size)), dtype=np.int8)
-    if view.boneyard_left:
-        boneyards[:, : view.boneyard_left] = [boneyard for _, boneyard in deals]
+    hands, boneyards = deal_arrays(view, deals)
     add_deal_arrays(totals, view, hands, boneyards, weights, actions, guarded)
 
 

@@ -48,7 +48,7 @@ from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
 from .base import Agent
 from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
 from .inference import PlayModel
-from .rollout import WIN_BONUS, add_deal_arrays, add_deal_values, config_of, state_record, table_values
+from .rollout import WIN_BONUS, add_deal_arrays, add_deal_values, config_of, deal_arrays, state_record, table_values
 
 DEFAULT_SIMULATIONS = 240
 ROLLOUTS = ("guarded", "greedy")
@@ -338,13 +338,7 @@ class SearchAgent(Agent):
         viewer's own included) and boneyards [count, B] in draw order."""
         if self.belief is not None:
             return self.belief.dealer(view).deals(self.rng, count)
-        hands = np.zeros((count, 4), dtype=np.int32)
-        boneyards = np.zeros((count, max(1, view.rules.boneyard_size)), dtype=np.int8)
-        for d in range(count):
-            deal_hands, boneyard = sample_hidden(view, self.rng)
-            hands[d, : len(deal_hands)] = deal_hands
-            boneyards[d, : len(boneyard)] = boneyard
-        return hands, boneyards
+        return deal_arrays(view, [sample_hidden(view, self.rng) for _ in range(count)])
 
     def evaluate(self, view: SeatView, actions: list[int] | None = None) -> list[float]:
         """Mean rollout outcome of each of ``actions`` (default ``view.legal``), in that order, on the same deals."""
