@@ -4,8 +4,9 @@ Plain ``search`` spreads its rollouts evenly over every legal action, most
 of which a decent player would never consider. Here the policy network
 (read through the seat's own observation and action features, exactly what
 the environments give that seat) first scores the legal actions; the search
-keeps only the ``candidates`` most probable ones (plus any other action the
-policy gives at least ``min_prior``), and spends the whole rollout budget on
+keeps only the ``candidates`` most probable ones (4, or 6 with the network's
+play-outs below; plus any other action the policy gives at least
+``min_prior``), and spends the whole rollout budget on
 them, so each kept candidate is compared over more deals of the hidden
 tiles. The candidate with the best mean rollout outcome is played; a tie
 goes to the policy's favourite. With ``prior_weight`` above 0, each mean
@@ -30,6 +31,10 @@ pass a step for a whole batch of tables). The two estimates err in different
 ways: the fast rollouts see every tile, so no seat in them plays as a real
 one would, while the network plays as a real seat would but is valued on
 fewer deals. The candidate with the best mean of the two is played.
+
+With ``equity`` (``search:trained:belief:net:equity``) both estimates value
+a round's end by the chance of winning the match from its scores
+(:mod:`agents.match_equity`).
 """
 
 from __future__ import annotations
@@ -56,9 +61,11 @@ DEFAULT_PRIOR_WEIGHT = 0.0
 #: The deal model's points weight (``inference.DEFAULT_BETA`` is its fitted value). 0: deals count alike
 #: (with 0.3 it won no more games; see docs/results.md).
 DEFAULT_INFERENCE = 0.0
-#: Deals the network plays out for each candidate in ``search:trained:net``: about 19 ms a decision with a choice on
-#: one core with two players, beside the rollouts' 12 ms (benchmarks/bench_bots.py); 128 won no more games.
-NETWORK_DEALS = 64
+#: Deals the network plays out for each candidate in ``search:trained:net``, and the candidates it keeps: with 64
+#: deals and 4 candidates it won 69.5% of 300 tuning matches against ``search``, with 128 and 6 71.8%, at about
+#: 45 ms a decision with a choice on one core with two players (benchmarks/bench_bots.py; docs/results.md).
+NETWORK_DEALS = 128
+NETWORK_CANDIDATES = 6
 
 
 class GuidedSearchAgent(SearchAgent):
@@ -69,15 +76,18 @@ class GuidedSearchAgent(SearchAgent):
         path: str | os.PathLike | None = None,
         seed: int | None = None,
         simulations: int | None = None,
-        candidates: int = DEFAULT_CANDIDATES,
+        candidates: int | None = None,
         min_prior: float = DEFAULT_MIN_PRIOR,
         prior_weight: float = DEFAULT_PRIOR_WEIGHT,
         inference: float = DEFAULT_INFERENCE,
         belief: DealModel | None = None,
         network_deals: int = 0,
+        equity: bool = False,
     ) -> None:
         rollouts = DEFAULT_SIMULATIONS[2] if simulations is None else simulations
-        super().__init__(seed=seed, simulations=rollouts, inference=inference, belief=belief)
+        if candidates is None:  # the network's play-outs separate more candidates than the rollouts alone
+            candidates = NETWORK_CANDIDATES if network_deals else DEFAULT_CANDIDATES
+        super().__init__(seed=seed, simulations=rollouts, inference=inference, belief=belief, equity=equity)
         self.simulations = simulations  # None: the table's default (DEFAULT_SIMULATIONS)
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
             raise ValueError(f"candidates={candidates!r} is not allowed; allowed: a positive whole number")
@@ -104,6 +114,8 @@ class GuidedSearchAgent(SearchAgent):
             self.name += ":belief"
         if network_deals:
             self.name += ":net"
+        if equity:
+            self.name += ":equity"
 
     def budget(self, view: SeatView) -> int:
         """The rollouts given at construction, else the default for the table's player count."""
@@ -132,7 +144,8 @@ class GuidedSearchAgent(SearchAgent):
         policy = self.policy.policy_for(view.rules) if isinstance(self.policy, TrainedAgent) else self.policy
         hands, boneyards = self.deal_arrays(view, self.network_deals)
         legal = view.legal if actions is None else actions
-        played = self.network_playouts.values(policy.actor, view, hands, boneyards, legal).mean(0)
+        equity = self.equity_table(view)
+        played = self.network_playouts.values(policy.actor, view, hands, boneyards, legal, equity).mean(0)
         return [(rollouts + network) / 2 for rollouts, network in zip(values, played.tolist(), strict=True)]
 
     def act(self, view: SeatView) -> int:

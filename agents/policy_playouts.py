@@ -9,7 +9,8 @@ guided search does it on the deals it draws (:class:`NetworkPlayouts`).
 
 An action's value is the search's: its seat's side's points over the rest of
 the round minus the others', plus :data:`~agents.rollout.WIN_BONUS` for a
-match won inside the round (minus it for one lost).
+match won inside the round (minus it for one lost), and with a match-equity
+table the value of the scores a round ends with (:mod:`agents.match_equity`).
 """
 
 from __future__ import annotations
@@ -24,16 +25,20 @@ from allfives_env.vector import VectorEnv
 from allfives_env.vector.convert import view_record
 from allfives_env.vector.env import VectorStep
 
+from .match_equity import equity_bonus
 from .policy_net import NumpyActor
-from .rollout import WIN_BONUS
+from .rollout import NO_EQUITY, WIN_BONUS
 
 #: What picks the policy's move on some tables of an engine's last outputs: ``favourites(step, tables)``.
 Favourites = Callable[[VectorStep, np.ndarray], np.ndarray]
 
 
-def play_outs(favourites: Favourites, env: VectorEnv, owners: np.ndarray, actions: np.ndarray) -> np.ndarray:
+def play_outs(
+    favourites: Favourites, env: VectorEnv, owners: np.ndarray, actions: np.ndarray, equity: np.ndarray = NO_EQUITY
+) -> np.ndarray:
     """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with ``favourites`` at every
-    seat: the value of each for the seat that took it (float64)."""
+    seat: the value of each for the seat that took it (float64), a round's end short of the target valued by the
+    ``equity`` table where it is not empty."""
     copies, step = env.branch(owners, episode="round")
     seats = step.current_player.copy()
     side_of = np.array(env.game_rules.side_of)
@@ -46,10 +51,12 @@ def play_outs(favourites: Favourites, env: VectorEnv, owners: np.ndarray, action
         points[ids] += step.rewards[np.arange(ids.size), seats[ids]]
         for r in np.flatnonzero(step.terminated).tolist():
             scores = step.final_scores[r]
+            side = side_of[seats[ids[r]]]
             if scores.max() >= target:  # the match was decided inside the round
                 winners = np.flatnonzero(scores == scores.max())
-                side = side_of[seats[ids[r]]]
                 bonus[ids[r]] = WIN_BONUS / len(winners) if side in winners else -WIN_BONUS
+            elif equity.size:
+                bonus[ids[r]] = equity_bonus(equity, target, scores.tolist(), side)
         going = np.flatnonzero(~step.terminated)
         if not going.size:
             return points * target + bonus
@@ -88,9 +95,16 @@ class NetworkPlayouts:
         self.blas = ThreadpoolController()
 
     def values(
-        self, actor: NumpyActor, view: SeatView, hands: np.ndarray, boneyards: np.ndarray, actions: list[int]
+        self,
+        actor: NumpyActor,
+        view: SeatView,
+        hands: np.ndarray,
+        boneyards: np.ndarray,
+        actions: list[int],
+        equity: np.ndarray = NO_EQUITY,
     ) -> np.ndarray:
-        """[D, A]: the value of ``actions[a]`` on deal ``d`` for the view's seat, ``actor`` at every seat."""
+        """[D, A]: the value of ``actions[a]`` on deal ``d`` for the view's seat, ``actor`` at every seat (with the
+        ``equity`` table's value of a round's end, where it is not empty)."""
         options = view.rules.as_dict()
         key = tuple(sorted(options.items()))
         env = self.engines.get(key)
@@ -103,5 +117,6 @@ class NetworkPlayouts:
 
         owners = np.repeat(np.arange(len(hands)), len(actions))
         with self.blas.limit(limits=1, user_api="blas"):
-            values = play_outs(favourites, env, owners, np.tile(np.asarray(actions, dtype=np.int64), len(hands)))
+            actions_played = np.tile(np.asarray(actions, dtype=np.int64), len(hands))
+            values = play_outs(favourites, env, owners, actions_played, equity)
         return values.reshape(len(hands), len(actions))

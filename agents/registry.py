@@ -9,8 +9,9 @@ rollouts appended (``search:trained:400``; a trailing ``:`` and digits is always
 search with its deals drawn from the shipped belief model (``belief`` before any count: ``search:belief``,
 ``search:belief:400``, ``search:trained:belief``, ``search:checkpoint:PATH:belief:400``), the guided search with
 the policy playing rounds out too (``net`` after any ``belief``: ``search:trained:net``,
-``search:trained:belief:net``, ``search:checkpoint:PATH:net:400``), and the
-exploiter of a frozen agent: ``exploit:SPEC`` or ``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec
+``search:trained:belief:net``, ``search:checkpoint:PATH:net:400``), any search valuing a round's end by the
+match's chances (``equity`` after any ``belief`` and ``net``: ``search:equity``, ``search:belief:equity:400``,
+``search:trained:belief:net:equity``), and the exploiter of a frozen agent: ``exploit:SPEC`` or ``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec
 but an exploiter, e.g. ``exploit:heuristic``, ``exploit:trained``, ``exploit:checkpoint:PATH``).
 """
 
@@ -37,10 +38,11 @@ BOTS: dict[str, type[Agent]] = {
 }
 
 #: Every spec form ``make_agent`` accepts, for help texts and error messages.
-AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N", "search:belief[:N]",
-                                 "checkpoint:PATH", "trained", "rllib:PATH", "sb3:PATH", "tianshou:PATH", "dmc:PATH",
-                                 "nfsp:PATH", "search:trained[:belief][:net][:N]",
-                                 "search:checkpoint:PATH[:belief][:net][:N]",
+AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "search:N",
+                                 "search[:belief][:equity][:N]", "checkpoint:PATH", "trained", "rllib:PATH",
+                                 "sb3:PATH", "tianshou:PATH", "dmc:PATH", "nfsp:PATH",
+                                 "search:trained[:belief][:net][:equity][:N]",
+                                 "search:checkpoint:PATH[:belief][:net][:equity][:N]",
                                  "exploit:[N:]SPEC")  # fmt: skip
 #: Policies trained by other libraries, ``KIND:PATH``: (``module:function`` that loads one as ``function(path, seed)``,
 #: imported only when asked for; the package it needs; the extra that brings it; what PATH is).
@@ -59,7 +61,8 @@ class AgentSpec:
     ``LIBRARY_AGENTS``, ``guided`` (the policy-guided search) or ``exploit``; ``simulations`` is the rollout count given (None: the
     default); ``path`` is the file or folder named (None for the shipped policy); ``target`` is the spec an
     exploiter plays against (already checked); ``belief`` asks a search to draw its deals from the shipped belief
-    model; ``network`` asks the guided search to value its candidates by the policy's play-outs too."""
+    model; ``network`` asks the guided search to value its candidates by the policy's play-outs too; ``equity``
+    asks a search to value a round's end by the match's chances (:mod:`agents.match_equity`)."""
 
     kind: str
     simulations: int | None = None
@@ -67,6 +70,7 @@ class AgentSpec:
     target: str | None = None
     belief: bool = False
     network: bool = False
+    equity: bool = False
 
 
 def parse_agent_spec(spec: object) -> AgentSpec:
@@ -81,19 +85,20 @@ def parse_agent_spec(spec: object) -> AgentSpec:
     if name in BOTS and not sep:
         return AgentSpec(name)
     if name == "search" and sep:
+        arg, equity = _take_word(arg, "equity")
         arg, network = _take_word(arg, "net")
         arg, belief = _take_word(arg, "belief")
         if arg == "trained" or arg.startswith(("trained:", "checkpoint:")):
-            return replace(_guided_spec(spec, arg), belief=belief, network=network)
+            return replace(_guided_spec(spec, arg), belief=belief, network=network, equity=equity)
         if network:
             raise ValueError(
                 f"agent spec {spec!r}: net needs a policy to play the rounds out, e.g. search:trained:net "
                 "or search:checkpoint:PATH:net"
             )
-        if belief and not arg:
-            return AgentSpec("search", belief=True)
+        if (belief or equity) and not arg:
+            return AgentSpec("search", belief=belief, equity=equity)
         message = f"agent spec {spec!r}: search:N needs a positive whole number of rollouts, e.g. search:200"
-        return AgentSpec("search", simulations=_rollout_count(arg, message), belief=belief)
+        return AgentSpec("search", simulations=_rollout_count(arg, message), belief=belief, equity=equity)
     if name == "checkpoint" and sep:
         if not arg:
             raise ValueError(f"agent spec {spec!r}: checkpoint:PATH needs the path of a saved policy")
@@ -113,10 +118,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent named by ``spec``, seeded with ``seed``; ValueError names the allowed specs."""
     parsed = parse_agent_spec(spec)
     belief = shipped_belief() if parsed.belief else None
-    if parsed.kind == "search" and (parsed.simulations is not None or belief is not None):
-        agent = SearchAgent(seed=seed, simulations=parsed.simulations or SEARCH_SIMULATIONS, belief=belief)
-        if belief is not None:
-            agent.name = "search:belief"
+    if parsed.kind == "search" and (parsed.simulations is not None or belief is not None or parsed.equity):
+        agent = SearchAgent(
+            seed=seed, simulations=parsed.simulations or SEARCH_SIMULATIONS, belief=belief, equity=parsed.equity
+        )
+        agent.name = ":".join(["search"] + ["belief"] * parsed.belief + ["equity"] * parsed.equity)
         return agent
     if parsed.kind in BOTS:
         return BOTS[parsed.kind](seed=seed)
@@ -126,7 +132,12 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
         network_deals = NETWORK_DEALS if parsed.network else 0
         return GuidedSearchAgent(
-            parsed.path, seed=seed, simulations=parsed.simulations, belief=belief, network_deals=network_deals
+            parsed.path,
+            seed=seed,
+            simulations=parsed.simulations,
+            belief=belief,
+            network_deals=network_deals,
+            equity=parsed.equity,
         )
     if parsed.kind == "exploit":
         from .exploiter import DEFAULT_SIMULATIONS, ExploiterAgent

@@ -19,6 +19,7 @@ play-outs to the core's :func:`agents.search.play_out`, at every table.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -32,7 +33,9 @@ from allfives_env.vector.lookup import COUNT_ON, DRAW, PASS, POINTS, SUIT, TILE_
 from allfives_env.vector.rules import CONTINUE, MATCH_OVER, apply, ends_of, match_winners
 from allfives_env.vector.table import TABLE, make_config
 
+NO_EQUITY = np.zeros((0, 0))  # no match-equity table: play-outs are valued by points and matches won alone
 WIN_BONUS = 100.0  # outcome value of winning the match inside a rollout, in points (agents.search re-exports it)
+EQUITY_UNIT = 5  # the step of agents.match_equity's tables, in points: every score is a multiple of it
 
 
 @jit
@@ -151,6 +154,16 @@ def outcome(t, c, side, root_scores, won):
 
 
 @jit
+def equity_value(t, c, side, equity):
+    """What a round's end short of the target adds for ``side`` of two: ``WIN_BONUS * (2 * chance - 1)``, with
+    ``equity[i, j]`` the chance of a side needing ``i`` more steps of ``EQUITY_UNIT`` points against ``j``
+    (:mod:`agents.match_equity`)."""
+    own = max(0, math.ceil((c.target - t.scores[side]) / EQUITY_UNIT))
+    other = max(0, math.ceil((c.target - t.scores[1 - side]) / EQUITY_UNIT))
+    return WIN_BONUS * (2.0 * equity[own, other] - 1.0)
+
+
+@jit
 def deal_into(scratch, root, c, hands, boneyards, d):
     """``scratch[0]``: the table ``root[0]`` with deal ``d`` of the hidden tiles (hand masks, boneyard in draw
     order) in place."""
@@ -164,8 +177,9 @@ def deal_into(scratch, root, c, hands, boneyards, d):
 
 
 @jit
-def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded, scratch, totals):
-    """Add ``weights[d] * value`` of each action on each deal ``d`` to ``totals``, deal by deal in order."""
+def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded, equity, scratch, totals):
+    """Add ``weights[d] * value`` of each action on each deal ``d`` to ``totals``, deal by deal in order; with an
+    ``equity`` table (not empty), a round that ends short of the target adds :func:`equity_value`."""
     c = config[0]
     none = np.zeros(0, np.int16)
     for d in range(hands.shape[0]):
@@ -173,7 +187,10 @@ def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded
             deal_into(scratch, root, c, hands, boneyards, d)
             t = scratch[0]
             won = play_round(t, c, actions[i], guarded, none)
-            totals[i] += weights[d] * outcome(t, c, side, root[0].scores, won)
+            value = outcome(t, c, side, root[0].scores, won)
+            if not won and equity.shape[0]:
+                value += equity_value(t, c, side, equity)
+            totals[i] += weights[d] * value
 
 
 @jit
@@ -222,11 +239,13 @@ def add_deal_values(
     weights: list[float],
     actions: list[int],
     guarded: bool,
+    equity: np.ndarray = NO_EQUITY,
 ) -> None:
     """Add to ``totals[i]`` each deal's ``weight * outcome`` of ``actions[i]`` for the view's side, deal by deal in
-    order (so that batches of deals sum exactly as one loop over them would): one compiled call."""
+    order (so that batches of deals sum exactly as one loop over them would): one compiled call. With an
+    ``equity`` table (:func:`agents.match_equity.equity_table`), a round's end short of the target is valued too."""
     hands, boneyards = deal_arrays(view, deals)
-    add_deal_arrays(totals, view, hands, boneyards, weights, actions, guarded)
+    add_deal_arrays(totals, view, hands, boneyards, weights, actions, guarded, equity)
 
 
 def add_deal_arrays(
@@ -237,12 +256,14 @@ def add_deal_arrays(
     weights: list[float] | np.ndarray,
     actions: list[int],
     guarded: bool,
+    equity: np.ndarray = NO_EQUITY,
 ) -> None:
     """:func:`add_deal_values` for deals given as arrays: hand masks [D, 4] and boneyards [D, B] in draw order."""
     rules = view.rules
     _deal_totals(view_record(view), config_of(rules), np.asarray(hands, dtype=np.int32),
                  np.asarray(boneyards, dtype=np.int8), np.asarray(weights, dtype=np.float64),
-                 np.asarray(actions, dtype=np.int64), rules.side_of[view.seat], guarded, np.zeros(1, TABLE), totals)  # fmt: skip
+                 np.asarray(actions, dtype=np.int64), rules.side_of[view.seat], guarded,
+                 np.asarray(equity, dtype=np.float64), np.zeros(1, TABLE), totals)  # fmt: skip
 
 
 def table_values(

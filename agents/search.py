@@ -48,7 +48,17 @@ from allfives_env.core.tiles import END_COUNT, SUIT_MASK, mask_to_tiles
 from .base import Agent
 from .heuristic import ALL_TILES, SCORING_REPLIES, lacked_tiles
 from .inference import PlayModel
-from .rollout import WIN_BONUS, add_deal_arrays, add_deal_values, config_of, deal_arrays, state_record, table_values
+from .match_equity import equity_table
+from .rollout import (
+    NO_EQUITY,
+    WIN_BONUS,
+    add_deal_arrays,
+    add_deal_values,
+    config_of,
+    deal_arrays,
+    state_record,
+    table_values,
+)
 
 DEFAULT_SIMULATIONS = 240
 ROLLOUTS = ("guarded", "greedy")
@@ -300,6 +310,7 @@ class SearchAgent(Agent):
         rollout: str = "guarded",
         inference: float = 0.0,
         belief: DealModel | None = None,
+        equity: bool = False,
     ) -> None:
         super().__init__(seed)
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
@@ -316,11 +327,18 @@ class SearchAgent(Agent):
             raise ValueError(
                 f"belief={belief!r} is not allowed; allowed: None or a model from agents.belief.load_belief()"
             )
+        if not isinstance(equity, bool):
+            raise ValueError(f"equity={equity!r} is not allowed; allowed: True or False")
         self.simulations = simulations
         self.time_limit = time_limit
         self.rollout = rollout
         self.inference = inference
         self.belief = belief
+        self.equity = equity
+
+    def equity_table(self, view: SeatView) -> np.ndarray:
+        """The match-equity table the play-outs of ``view`` are valued with (empty: points and matches won alone)."""
+        return equity_table(view.rules) if self.equity else NO_EQUITY
 
     def act(self, view: SeatView) -> int:
         legal = view.legal
@@ -349,6 +367,7 @@ class SearchAgent(Agent):
         weights = 0.0
         deals = max(1, self.budget(view) // len(legal))
         guarded = self.rollout == "guarded"
+        equity = self.equity_table(view)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while done < deals if deadline is None else done == 0 or time.perf_counter() < deadline:
@@ -357,11 +376,11 @@ class SearchAgent(Agent):
                 hands, boneyards = dealer.deals(self.rng, count)
                 n = len(view.hand_counts)
                 batch_weights = [model.weight(h[:n].tolist()) for h in hands] if model else [1.0] * count
-                add_deal_arrays(totals, view, hands, boneyards, batch_weights, legal, guarded)
+                add_deal_arrays(totals, view, hands, boneyards, batch_weights, legal, guarded, equity)
             else:
                 batch = [sample_hidden(view, self.rng) for _ in range(count)]
                 batch_weights = [model.weight(hands) if model else 1.0 for hands, _ in batch]
-                add_deal_values(totals, view, batch, batch_weights, legal, guarded)
+                add_deal_values(totals, view, batch, batch_weights, legal, guarded, equity)
             for weight in batch_weights:
                 weights += weight
             done += count

@@ -216,6 +216,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "huber": number(
             "float", 10.0, 0, 1000, help="points of error beyond which the fit counts errors linearly (0: squared)"
         ),
+        "equity": Key(
+            "bool",
+            False,
+            "true or false",
+            help="value a round's end by the chance of winning the match from its scores",
+        ),
     },
     "expert": {
         "rounds": number(

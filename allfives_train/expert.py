@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from agents.belief import shipped_belief
-from agents.guided_search import GuidedSearchAgent
+from agents.guided_search import DEFAULT_CANDIDATES, GuidedSearchAgent
 from agents.policy_agent import PolicyAgent
 from allfives_env.core import State, make_rules
 from allfives_env.views.action_features import ACTION_FEATURE_SIZE, action_features
@@ -74,7 +74,9 @@ def label_matches(job: ExpertJob) -> dict[str, np.ndarray]:
     rules = make_rules(**job.rules)
     player = PolicyAgent(job.guide, sample=True)
     belief = shipped_belief() if job.belief else None
-    search = GuidedSearchAgent(job.guide, belief=belief, network_deals=job.network_deals)
+    search = GuidedSearchAgent(
+        job.guide, candidates=DEFAULT_CANDIDATES, belief=belief, network_deals=job.network_deals
+    )  # the candidates the rounds were measured with, with or without the network's play-outs
     found: dict[str, list] = {k: [] for k in FIELDS}
     for seed, sample_seed in zip(job.seeds, job.sample_seeds, strict=True):
         player.reset(sample_seed)

@@ -35,8 +35,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.match_equity import equity_table
 from agents.policy_net import NEG, PolicyNet
 from agents.policy_playouts import play_outs as policy_play_outs
+from agents.rollout import NO_EQUITY
 from allfives_env.vector import VectorEnv
 
 from .checkpoint import atomic_write
@@ -70,6 +72,7 @@ class LabelJob:
     first: int  # the round's index of the shard's first match
     seeds: tuple[int, ...]  # a deal seed per match
     sample_seeds: tuple[int, ...]  # a sampling seed per match
+    equity: bool = False  # value a round's end by the match's chances (agents.match_equity)
 
 
 def _engine(rules: dict, num_envs: int) -> VectorEnv:
@@ -96,10 +99,13 @@ def choose(net: PolicyNet, step, tables: np.ndarray, draws: np.ndarray | None = 
     return a[first + pick]
 
 
-def play_outs(net: PolicyNet, env: VectorEnv, owners: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with the policy's favourites."""
+def play_outs(
+    net: PolicyNet, env: VectorEnv, owners: np.ndarray, actions: np.ndarray, equity: np.ndarray = NO_EQUITY
+) -> np.ndarray:
+    """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with the policy's favourites
+    (a round's end short of the target valued by the ``equity`` table, where it is not empty)."""
     favourites = partial(choose, net)
-    return policy_play_outs(favourites, env, owners, actions).astype(np.float32)
+    return policy_play_outs(favourites, env, owners, actions, equity).astype(np.float32)
 
 
 @torch.no_grad()
@@ -109,6 +115,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
     net.load_state_dict(job.actor, strict=False)
     samplers = [np.random.default_rng(s) for s in job.sample_seeds]
     env = _engine(job.rules, len(job.seeds))
+    equity = equity_table(env.game_rules) if job.equity else NO_EQUITY
     step = env.reset(list(job.seeds))
     ids, active = np.arange(len(job.seeds)), np.ones(len(job.seeds), dtype=bool)
     found: dict[str, list] = {k: [] for k in (*FIELDS, "match", "turn")}
@@ -128,7 +135,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
             found["obs"].append(step.observation[tables])
             found["rows"].append(step.action_features[tables[b], a])
             found["width"].append(mask[tables].sum(1))
-            found["values"].append(play_outs(net, env, tables[b], a))
+            found["values"].append(play_outs(net, env, tables[b], a, equity))
             found["match"].append(job.first + ids[tables])
             found["turn"].append(np.full(tables.size, turn))
             draws = np.array([samplers[i].random() for i in ids[tables].tolist()])
@@ -144,12 +151,19 @@ def _one_thread() -> None:
 
 
 def label_round(
-    actor: dict[str, torch.Tensor], model: dict, rules: dict, seeds: list[int], sample_seeds: list[int], workers: int
+    actor: dict[str, torch.Tensor],
+    model: dict,
+    rules: dict,
+    seeds: list[int],
+    sample_seeds: list[int],
+    workers: int,
+    equity: bool = False,
 ) -> dict[str, np.ndarray]:
-    """A round's labels, its matches shared among ``workers`` processes (1: this one), ordered by match and turn."""
+    """A round's labels, its matches shared among ``workers`` processes (1: this one), ordered by match and turn;
+    with ``equity``, a round's end is valued by the match's chances (:mod:`agents.match_equity`)."""
     cut = np.linspace(0, len(seeds), workers + 1).astype(int).tolist()
     jobs = [
-        LabelJob(actor, model, rules, lo, tuple(seeds[lo:hi]), tuple(sample_seeds[lo:hi]))
+        LabelJob(actor, model, rules, lo, tuple(seeds[lo:hi]), tuple(sample_seeds[lo:hi]), equity)
         for lo, hi in zip(cut[:-1], cut[1:], strict=True)
         if hi > lo
     ]

@@ -10,7 +10,7 @@ import torch
 from train_snapshots import TINY, metrics_rows, run_differences, run_train, tb_view
 
 from agents.belief import shipped_belief
-from agents.guided_search import GuidedSearchAgent
+from agents.guided_search import DEFAULT_CANDIDATES, GuidedSearchAgent
 from agents.policy_agent import PolicyAgent
 from agents.policy_net import PolicyNet, policy_payload, read_checkpoint
 from allfives_env.core import State, make_rules
@@ -49,7 +49,9 @@ def test_labels_are_the_guided_searchs_means_on_the_views_of_the_matches_played(
     """Replaying the first match by hand: the same views, rows and values as the round's first labels."""
     labels = label_round(guide, RULES, [9], [90], workers=1, light=2, deep=3, network_deals=network_deals)
     player = PolicyAgent(guide, sample=True)
-    search = GuidedSearchAgent(guide, belief=shipped_belief(), network_deals=network_deals)
+    search = GuidedSearchAgent(
+        guide, candidates=DEFAULT_CANDIDATES, belief=shipped_belief(), network_deals=network_deals
+    )
     player.reset(90)
     search.reset(91)
     state, at, decisions = State(make_rules(**RULES), seed=9), 0, 0

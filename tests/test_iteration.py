@@ -118,6 +118,19 @@ def test_a_rounds_labels_do_not_depend_on_how_many_processes_played_it():
     assert len(other["width"]) != len(one["width"]) or not np.array_equal(other["obs"], one["obs"])
 
 
+def test_labels_with_match_equity_value_the_same_decisions_by_the_match():
+    """The same matches and decisions; a round's end short of the target adds its match chance (at most the value
+    of a match won) to the values (tests/test_policy_playouts.py holds it to the core)."""
+    actor, model = small_actor()
+    rules = {**RULES, "target": 150}  # most rounds end short of it
+    plain = label_round(actor, model, rules, [5, 6], [50, 60], workers=1)
+    valued = label_round(actor, model, rules, [5, 6], [50, 60], workers=1, equity=True)
+    for key in ("obs", "rows", "width"):
+        np.testing.assert_array_equal(plain[key], valued[key], err_msg=key)
+    change = np.abs(valued["values"] - plain["values"])
+    assert change.max() > 0 and change.max() < WIN_BONUS + 1e-3
+
+
 def test_sampling_follows_the_softmax():
     actor, model = small_actor()
     net = PolicyNet(**model)

@@ -19,8 +19,9 @@ from test_bots import positions  # noqa: E402
 from test_guided_search import CONFIGS  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.guided_search import NETWORK_DEALS, GuidedSearchAgent  # noqa: E402
+from agents.guided_search import NETWORK_CANDIDATES, NETWORK_DEALS, GuidedSearchAgent  # noqa: E402
 from agents.heuristic import lacked_tiles  # noqa: E402
+from agents.match_equity import NO_EQUITY, equity_bonus, equity_table  # noqa: E402
 from agents.policy_net import PolicyNet, policy_payload  # noqa: E402
 from agents.policy_playouts import NetworkPlayouts  # noqa: E402
 from agents.search import outcome  # noqa: E402
@@ -45,19 +46,22 @@ def true_deal(state: State) -> tuple[np.ndarray, np.ndarray]:
     return hands, boneyards
 
 
-def core_value(state: State, action: int, agent, side: int) -> float:
-    """``action``, then the rest of the round with ``agent`` at every seat, played by the core."""
+def core_value(state: State, action: int, agent, side: int, equity: np.ndarray = NO_EQUITY) -> float:
+    """``action``, then the rest of the round with ``agent`` at every seat, played by the core (a round's end short
+    of the target valued by the ``equity`` table)."""
     reference = state.clone()
     reference.round_limit = len(reference.past) + 1  # stop where this round ends
     reference.apply(action)
     while not reference.finished:
         reference.apply(agent.act(reference.view(reference.to_act)))
-    return outcome(reference, side, tuple(state.scores))
+    bonus = 0.0 if reference.winners else equity_bonus(equity, state.rules.target, reference.scores, side)
+    return outcome(reference, side, tuple(state.scores)) + bonus
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(str(v) for v in c.values()))
 @pytest.mark.parametrize("target", [None, 40])  # a low target ends play-outs with the match, mid-round
-def test_a_play_out_is_the_round_the_core_plays_with_the_policy_at_every_seat(policy_file, config, target):
+@pytest.mark.parametrize("with_equity", [False, True], ids=["points", "equity"])
+def test_a_play_out_is_the_round_the_core_plays_with_the_policy_at_every_seat(policy_file, config, target, with_equity):
     agent = make_agent(f"checkpoint:{policy_file}")
     playouts = NetworkPlayouts()
     rng = random.Random(2)
@@ -67,9 +71,10 @@ def test_a_play_out_is_the_round_the_core_plays_with_the_policy_at_every_seat(po
         if len(legal) < 2 or rng.random() > 0.5:
             continue
         hands, boneyards = true_deal(state)
-        values = playouts.values(agent.actor, view, hands, boneyards, legal)
+        equity = equity_table(state.rules) if with_equity else NO_EQUITY
+        values = playouts.values(agent.actor, view, hands, boneyards, legal, equity)
         side = state.rules.side_of[state.to_act]
-        expected = [core_value(state, action, agent, side) for action in legal]
+        expected = [core_value(state, action, agent, side, equity) for action in legal]
         np.testing.assert_allclose(values[0], expected, rtol=0, atol=1e-9)
         checked += 1
     assert checked > 10
@@ -121,6 +126,8 @@ def test_the_guided_search_with_play_outs_is_seeded_legal_and_named(policy_file)
     spec = f"search:checkpoint:{policy_file}:net:8"
     a, b = make_agent(spec, seed=5), make_agent(spec, seed=5)
     assert a.network_deals == NETWORK_DEALS and a.name.endswith(":net")
+    assert a.candidates == NETWORK_CANDIDATES  # more than the rollouts alone keep
+    assert GuidedSearchAgent(policy_file, network_deals=8, candidates=2).candidates == 2
     plain = make_agent(f"search:checkpoint:{policy_file}:8", seed=5)
     assert plain.network_deals == 0
     differ = 0
@@ -133,10 +140,11 @@ def test_the_guided_search_with_play_outs_is_seeded_legal_and_named(policy_file)
     assert differ > 0  # the play-outs change choices the rollouts alone would make
 
 
-def test_the_search_values_are_the_mean_of_both_estimates(policy_file):
+@pytest.mark.parametrize("with_equity", [False, True], ids=["points", "equity"])
+def test_the_search_values_are_the_mean_of_both_estimates(policy_file, with_equity):
     agent = make_agent(f"checkpoint:{policy_file}")
-    both = GuidedSearchAgent(policy_file, seed=0, simulations=24, network_deals=6)
-    rollouts = GuidedSearchAgent(policy_file, seed=0, simulations=24)
+    both = GuidedSearchAgent(policy_file, seed=0, simulations=24, network_deals=6, equity=with_equity)
+    rollouts = GuidedSearchAgent(policy_file, seed=0, simulations=24, equity=with_equity)
     checked = 0
     for _, view in positions(CONFIGS[0], range(2)):
         legal = sorted(view.legal)
@@ -147,7 +155,9 @@ def test_the_search_values_are_the_mean_of_both_estimates(policy_file):
         values = both.evaluate(view, legal)
         alone = rollouts.evaluate(view, legal)
         hands, boneyards = rollouts.deal_arrays(view, 6)  # the next deals of the same stream
-        played = NetworkPlayouts().values(agent.actor, view, hands, boneyards, legal).mean(0)
+        equity = rollouts.equity_table(view)
+        assert equity.size == (51 * 51 if with_equity else 0)
+        played = NetworkPlayouts().values(agent.actor, view, hands, boneyards, legal, equity).mean(0)
         np.testing.assert_allclose(values, (np.array(alone) + played) / 2, rtol=1e-12)
         checked += 1
     assert checked > 10

@@ -17,6 +17,7 @@ from test_bots import CONFIGS, positions
 
 from agents.guided_search import GuidedSearchAgent
 from agents.inference import PlayModel
+from agents.match_equity import NO_EQUITY, equity_bonus, equity_table
 from agents.rollout import logged_play_out
 from agents.search import SearchAgent, outcome, play_out, playout_values, sample_hidden
 from allfives_env.core import State
@@ -75,8 +76,11 @@ def test_playout_values_play_each_action_out_on_the_true_deal(config):
     assert checked > 20
 
 
-def reference_evaluate(view, rng: random.Random, actions, deals: int, guarded: bool, inference: float) -> list[float]:
-    """The search's mean outcomes, written on the core alone (the search as it was before it was compiled)."""
+def reference_evaluate(
+    view, rng: random.Random, actions, deals: int, guarded: bool, inference: float, equity=NO_EQUITY
+) -> list[float]:
+    """The search's mean outcomes, written on the core alone (the search as it was before it was compiled); with an
+    ``equity`` table, a round's end short of the target adds its match chance."""
     side = view.rules.side_of[view.seat]
     model = PlayModel(view, inference) if inference else None
     totals, weights = [0.0] * len(actions), 0.0
@@ -88,7 +92,8 @@ def reference_evaluate(view, rng: random.Random, actions, deals: int, guarded: b
             play = root.clone()
             play.apply(action)
             play_out(play, guarded)
-            totals[i] += weight * outcome(play, side, view.scores)
+            bonus = 0.0 if play.winners else equity_bonus(equity, view.rules.target, play.scores, side)
+            totals[i] += weight * (outcome(play, side, view.scores) + bonus)
         weights += weight
     return [total / weights for total in totals]
 
@@ -110,6 +115,27 @@ def test_search_values_and_choices_equal_the_core_searchs(config):
         assert agent.act(view) == view.legal[expected.index(max(expected))]
         checked += 1
     assert checked > 10
+
+
+@pytest.mark.parametrize(
+    "config", [dict(rules="pagat", num_players=2), dict(rules="fives", num_players=4, partnerships=True)], ids=str
+)
+def test_search_values_with_match_equity_equal_the_core_searchs(config):
+    """A round's end short of the target adds the table's match chance, to the bit, and changes some choices."""
+    checked = changed = 0
+    for index, (_, view) in enumerate(positions(config, range(3), target=150)):
+        if len(view.legal) < 2 or index % 2:
+            continue
+        agent = SearchAgent(seed=index, simulations=30, equity=True)
+        values = agent.evaluate(view)
+        deals = max(1, 30 // len(view.legal))
+        table = equity_table(view.rules)
+        assert table.size
+        assert values == reference_evaluate(view, random.Random(index), view.legal, deals, True, 0.0, table)
+        points = reference_evaluate(view, random.Random(index), view.legal, deals, True, 0.0)
+        changed += values.index(max(values)) != points.index(max(points))
+        checked += 1
+    assert checked > 10 and changed > 0
 
 
 @pytest.mark.parametrize("config", CONFIGS[:3], ids=lambda c: "-".join(str(v) for v in c.values()))
