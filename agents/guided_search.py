@@ -63,7 +63,7 @@ DEFAULT_PRIOR_WEIGHT = 0.0
 DEFAULT_INFERENCE = 0.0
 #: Deals the network plays out for each candidate in ``search:trained:net``, and the candidates it keeps: with 64
 #: deals and 4 candidates it won 69.5% of 300 tuning matches against ``search``, with 128 and 6 71.8%, at about
-#: 45 ms a decision with a choice on one core with two players (benchmarks/bench_bots.py; docs/results.md).
+#: 50 ms a decision with a choice on one core with two players (benchmarks/bench_bots.py; docs/results.md).
 NETWORK_DEALS = 128
 NETWORK_CANDIDATES = 6
 

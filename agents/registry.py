@@ -11,8 +11,9 @@ search with its deals drawn from the shipped belief model (``belief`` before any
 the policy playing rounds out too (``net`` after any ``belief``: ``search:trained:net``,
 ``search:trained:belief:net``, ``search:checkpoint:PATH:net:400``), any search valuing a round's end by the
 match's chances (``equity`` after any ``belief`` and ``net``: ``search:equity``, ``search:belief:equity:400``,
-``search:trained:belief:net:equity``), and the exploiter of a frozen agent: ``exploit:SPEC`` or ``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec
-but an exploiter, e.g. ``exploit:heuristic``, ``exploit:trained``, ``exploit:checkpoint:PATH``).
+``search:trained:belief:net:equity``), and the exploiter of a frozen agent: ``exploit:SPEC`` or
+``exploit:N:SPEC`` (N play-outs per decision; SPEC any other spec but an exploiter, e.g. ``exploit:heuristic``,
+``exploit:trained``, ``exploit:checkpoint:PATH``).
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ means with the weight :class:`~agents.inference.PlayModel` gives it: how
 likely it makes the other seats' placements this round. With a ``belief``
 model (:mod:`agents.belief`; ``search:belief``), the deals are drawn from
 its learned marginals instead of uniformly, within the same known facts.
+With ``equity`` (``search:equity``), a play-out whose round ends short of the
+target is also valued by its side's chance of winning the match from the
+scores it ends with (:mod:`agents.match_equity`).
 
 Budget: ``simulations`` rollouts per decision, shared evenly among the
 candidates (deterministic for a seed), or ``time_limit`` seconds per decision
