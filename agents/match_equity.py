@@ -39,7 +39,8 @@ from allfives_env.vector import VectorEnv
 from .batched import choose
 from .heuristic import HeuristicAgent
 from .rollout import EQUITY_UNIT as UNIT
-from .rollout import NO_EQUITY, WIN_BONUS
+from .rollout import NO_EQUITY, equity_of
+from .rollout import needed_steps as needed_steps  # the table's index of a score, shared with the kernels
 
 MAX_TARGET = 1000  # points: past this the table (needed points squared) costs more than it brings
 ROUNDS = 20_000  # rounds measured a rule set: results are counted for both sides, so 40,000 in the sample
@@ -103,15 +104,10 @@ def equity_table(rules: Rules) -> np.ndarray:
     return win_chances(_round_results(key), rules.target)
 
 
-def needed_steps(target: float, score: float) -> int:
-    """Steps of ``UNIT`` points a side with ``score`` still needs to reach ``target``."""
-    return max(0, math.ceil((target - score) / UNIT))
-
-
 def equity_bonus(table: np.ndarray, target: float, scores: list | tuple, side: int) -> float:
     """What a round's end short of ``target`` adds to the value of a play-out for ``side`` of two sides:
-    ``WIN_BONUS * (2 * chance - 1)``, 0 without a table."""
+    ``WIN_BONUS * (2 * chance - 1)``, as the compiled rollouts add it (:func:`agents.rollout.equity_of`); 0
+    without a table."""
     if not table.size:
         return 0.0
-    own, other = needed_steps(target, scores[side]), needed_steps(target, scores[1 - side])
-    return WIN_BONUS * (2.0 * table[own, other] - 1.0)
+    return equity_of(table, target, scores[side], scores[1 - side])

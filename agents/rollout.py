@@ -154,13 +154,17 @@ def outcome(t, c, side, root_scores, won):
 
 
 @jit
-def equity_value(t, c, side, equity):
-    """What a round's end short of the target adds for ``side`` of two: ``WIN_BONUS * (2 * chance - 1)``, with
+def needed_steps(target, score):
+    """Steps of ``EQUITY_UNIT`` points a side with ``score`` still needs to reach ``target``."""
+    return max(0, math.ceil((target - score) / EQUITY_UNIT))
+
+
+@jit
+def equity_of(equity, target, own_score, other_score):
+    """What a round's end short of the target adds for a side of two: ``WIN_BONUS * (2 * chance - 1)``, with
     ``equity[i, j]`` the chance of a side needing ``i`` more steps of ``EQUITY_UNIT`` points against ``j``
-    (:mod:`agents.match_equity`)."""
-    own = max(0, math.ceil((c.target - t.scores[side]) / EQUITY_UNIT))
-    other = max(0, math.ceil((c.target - t.scores[1 - side]) / EQUITY_UNIT))
-    return WIN_BONUS * (2.0 * equity[own, other] - 1.0)
+    (:mod:`agents.match_equity`; the compiled rollouts and the Python play-outs both value it here)."""
+    return WIN_BONUS * (2.0 * equity[needed_steps(target, own_score), needed_steps(target, other_score)] - 1.0)
 
 
 @jit
@@ -179,7 +183,7 @@ def deal_into(scratch, root, c, hands, boneyards, d):
 @jit
 def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded, equity, scratch, totals):
     """Add ``weights[d] * value`` of each action on each deal ``d`` to ``totals``, deal by deal in order; with an
-    ``equity`` table (not empty), a round that ends short of the target adds :func:`equity_value`."""
+    ``equity`` table (not empty), a round that ends short of the target adds :func:`equity_of`."""
     c = config[0]
     none = np.zeros(0, np.int16)
     for d in range(hands.shape[0]):
@@ -189,7 +193,7 @@ def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded
             won = play_round(t, c, actions[i], guarded, none)
             value = outcome(t, c, side, root[0].scores, won)
             if not won and equity.shape[0]:
-                value += equity_value(t, c, side, equity)
+                value += equity_of(equity, c.target, t.scores[side], t.scores[1 - side])
             totals[i] += weights[d] * value
 
 
