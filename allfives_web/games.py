@@ -26,7 +26,8 @@ from allfives_env.core.scoring import placement_points
 from .payload import layout_json, round_result_json, rules_json, tiles_text
 
 MODES = ("play", "watch")
-#: The bot specs a page may ask for; ``search:N`` with 1 <= N <= MAX_SEARCH. Paths are never taken from a page.
+#: The bot specs a page may ask for, and ``search[:belief][:equity][:N]`` with 1 <= N <= MAX_SEARCH. Paths are
+#: never taken from a page.
 BOT_CHOICES = ("random", "greedy", "heuristic", "search", "trained")
 MAX_SEARCH = 2000
 RECENT_EVENTS = 40
@@ -43,7 +44,7 @@ class GameError(ValueError):
 
 def check_bot_spec(spec, extra: dict[str, str]) -> str:
     """The agent spec to build for a page's bot choice; GameError names what is allowed."""
-    allowed = [*BOT_CHOICES, "search:N", *sorted(extra)]
+    allowed = [*BOT_CHOICES, "search[:belief][:equity][:N]", *sorted(extra)]
     if isinstance(spec, str):
         name = spec.strip()
         if name in extra:
@@ -54,8 +55,15 @@ def check_bot_spec(spec, extra: dict[str, str]) -> str:
             parsed = parse_agent_spec(name)
         except ValueError:
             parsed = None
-        if parsed is not None and parsed.kind == "search" and 1 <= (parsed.simulations or 0) <= MAX_SEARCH:
-            return f"search:{parsed.simulations}"
+        if parsed is not None and parsed.kind == "search" and 1 <= (parsed.simulations or 1) <= MAX_SEARCH:
+            words = ["search"]
+            if parsed.belief:
+                words.append("belief")
+            if parsed.equity:
+                words.append("equity")
+            if parsed.simulations:
+                words.append(str(parsed.simulations))
+            return ":".join(words)
     raise GameError(f"bot {spec!r} is not allowed; allowed: {', '.join(allowed)} (N from 1 to {MAX_SEARCH})")
 
 

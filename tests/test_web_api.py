@@ -23,6 +23,7 @@ with warnings.catch_warnings():  # newer Starlette would rather have httpx2; htt
     from starlette.testclient import TestClient  # noqa: E402
 
 from agents.base import Agent  # noqa: E402
+from agents.search import DEFAULT_SIMULATIONS  # noqa: E402
 from allfives_env.__main__ import main as cli_main  # noqa: E402
 from allfives_env.core import DRAW, NUM_TILES, PASS, TILE_TEXT, State, make_rules, tile_from_text  # noqa: E402
 from allfives_env.core.record import load_record, replay, to_record  # noqa: E402
@@ -261,7 +262,10 @@ def test_bad_settings_are_refused_with_a_reason(client, settings, word):
     assert response.status_code == 400, response.text
     assert word in response.json()["error"]
     if word == "not allowed":  # a bad bot: the answer lists what is allowed
-        assert "allowed: random, greedy, heuristic, search, trained, search:N" in response.json()["error"]
+        assert (
+            "allowed: random, greedy, heuristic, search, trained, search[:belief][:equity][:N]"
+            in response.json()["error"]
+        )
     assert len(client.app.state.store) == 0
 
 
@@ -289,6 +293,17 @@ def test_a_drawn_seed_spans_the_environments_whole_range_and_a_chosen_one_is_kep
     chosen = new_game(client, mode="watch", bots="search:5", seed=MAX_SEED)
     assert json.loads(client.get(f"/api/games/{chosen['id']}/record").text)["seed"] == MAX_SEED
     assert client.post(f"/api/games/{chosen['id']}/step", json={"version": 0}).status_code == 200
+
+
+@pytest.mark.parametrize("spec", ["search:belief:30", "search:equity", "search:belief:equity:30"])
+def test_a_search_keeps_the_belief_and_equity_words_a_page_asks_for(client, spec):
+    game = new_game(client, mode="watch", bots=spec, seed=3)
+    stored = client.app.state.store.get(game["id"])
+    assert stored.specs == [spec, spec]
+    for bot in stored.bots.values():
+        assert (bot.belief is not None, bot.equity) == ("belief" in spec, "equity" in spec)
+        assert bot.simulations == (30 if spec.endswith(":30") else DEFAULT_SIMULATIONS)
+    assert client.post(f"/api/games/{game['id']}/step", json={"version": 0}).status_code == 200
 
 
 def test_unknown_games_queries_and_paths(client):
