@@ -255,13 +255,14 @@ def test_a_run_that_fails_later_keeps_the_rows_of_the_runs_before_it(tmp_path, m
     assert [(r["algorithm"], r["seed"]) for r in rows] == [("ppo", "1")]
 
 
-def _part(out: Path, algorithm: str, seeds: list[int], budget: int = 10) -> Path:
+def _part(out: Path, algorithm: str, seeds: list[int], budget: int = 10, matches: int = 20, workers: int = 2) -> Path:
     """A finished run's result files, written as the command writes them (no training)."""
     from agents.baselines import __main__ as cli
     from agents.baselines.results import Results
 
     results = Results(f"python -m agents.baselines --only {algorithm}", {"budget": budget, "points": 1,
-                      "seeds": seeds, "algorithms": {algorithm: {"title": algorithm}}})  # fmt: skip
+                      "seeds": seeds, "algorithms": {algorithm: {"title": algorithm}},
+                      "evaluation": {"curve_matches": matches, "workers": workers}})  # fmt: skip
     for seed in seeds:
         results.runs.append({"algorithm": algorithm, "seed": seed, "budget": budget, "decisions": budget,
                              "seconds": 1.0, "decisions_per_s": float(budget), "peak_mb": 1, "command": "x",
@@ -277,7 +278,7 @@ def test_runs_made_apart_combine_into_one_table(tmp_path, capsys):
     parts = [
         _part(tmp_path / "a", "dmc", [1, 2]),
         _part(tmp_path / "b", "nfsp", [1]),
-        _part(tmp_path / "c", "nfsp", [3]),
+        _part(tmp_path / "c", "nfsp", [3], workers=1),  # the harness's figures do not depend on its workers
     ]
     assert cli.main(["--combine", *map(str, parts), "--out", str(tmp_path / "all")]) == 0
     combined = json.loads((tmp_path / "all" / "baselines.json").read_text(encoding="utf-8"))
@@ -297,6 +298,7 @@ def test_runs_made_apart_combine_into_one_table(tmp_path, capsys):
     ("second", "refusal"),
     [
         (("dmc", [2], 20), "measured with other settings (budget)"),
+        (("dmc", [2], 10, 40), "measured with other settings (evaluation)"),
         (("dmc", [1], 10), "dmc seed 1 appear in more than one"),
         (None, "no baselines.json in"),
     ],
@@ -334,21 +336,23 @@ def test_dmc_trains_in_a_checkout_with_a_detached_head(tmp_path, monkeypatch):
     assert writer.metadata["git"] is None and writer.metadata["env"] == {} and writer.metadata["xpid"] == "x"
 
 
-#: spec kind -> (algorithm, file in docs/baselines/checkpoints)
-SHIPPED = {"checkpoint": ("ppo", "ppo-seed1.pt"), "sb3": ("maskable_ppo", "maskable_ppo-seed1.zip"),
-           "tianshou": ("tianshou_dqn", "tianshou_dqn-seed1.pt"), "nfsp": ("nfsp", "nfsp-seed1.pt"),
-           "rllib": ("rllib_ppo", "rllib_ppo-seed1")}  # fmt: skip
+#: (spec kind, algorithm, file under docs/baselines): the 200,000-decision runs' and the full budget's snapshots
+SHIPPED = [("checkpoint", "ppo", "checkpoints/ppo-seed1.pt"), ("sb3", "maskable_ppo", "checkpoints/maskable_ppo-seed1.zip"),
+           ("tianshou", "tianshou_dqn", "checkpoints/tianshou_dqn-seed1.pt"), ("nfsp", "nfsp", "checkpoints/nfsp-seed1.pt"),
+           ("rllib", "rllib_ppo", "checkpoints/rllib_ppo-seed1"),
+           ("checkpoint", "ppo", "full-budget/checkpoints/ppo-seed1.pt"),
+           ("sb3", "maskable_ppo", "full-budget/checkpoints/maskable_ppo-seed1.zip"),
+           ("tianshou", "tianshou_dqn", "full-budget/checkpoints/tianshou_dqn-seed1.pt")]  # fmt: skip
 
 
-@pytest.mark.parametrize("kind", list(SHIPPED))
-def test_the_shipped_baseline_snapshots_play_legal_moves(kind):
-    """docs/baselines/checkpoints: the first seed's final snapshot of each algorithm, a spec the harness takes."""
-    algorithm, file = SHIPPED[kind]
+@pytest.mark.parametrize(("kind", "algorithm", "file"), SHIPPED, ids=[file for _, _, file in SHIPPED])
+def test_the_shipped_baseline_snapshots_play_legal_moves(kind, algorithm, file):
+    """docs/baselines: the first seed's final snapshot of each algorithm, a spec the harness takes."""
     missing = ALGORITHMS[algorithm].missing()
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"{kind}: needs {', '.join(missing)}, which CI installs")
         pytest.skip(f"needs {', '.join(missing)}")
-    agent = make_agent(f"{kind}:{ROOT / 'docs' / 'baselines' / 'checkpoints' / file}", seed=5)
+    agent = make_agent(f"{kind}:{ROOT / 'docs' / 'baselines' / file}", seed=5)
     for seed in range(3):
         assert play_legally(agent, seed)[1].finished

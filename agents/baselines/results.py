@@ -108,16 +108,24 @@ def read_results(out: Path) -> dict:
     return json.loads((Path(out) / "baselines.json").read_text(encoding="utf-8"))
 
 
+def _measured_by(settings: dict) -> dict:
+    """The settings that parts combined must share: not the algorithms and seeds each chose, nor the harness's
+    worker count, which changes no figure (the harness's results do not depend on it)."""
+    shared = {k: v for k, v in settings.items() if k not in ("algorithms", "seeds")}
+    if "evaluation" in shared:
+        shared["evaluation"] = {k: v for k, v in shared["evaluation"].items() if k != "workers"}
+    return shared
+
+
 def combine(parts: Sequence[dict]) -> Results:
     """One set of results from runs made apart (each with its own ``--out``); ValueError unless measured alike."""
     if not parts:
         raise ValueError("nothing to combine; allowed: one or more folders with a baselines.json")
-    own = ("algorithms", "seeds")  # what each part may choose for itself
-    first = {k: v for k, v in parts[0]["settings"].items() if k not in own}
+    first = _measured_by(parts[0]["settings"])
     combined = Results([], {**first, "seeds": [], "algorithms": {}})
     seen = set()
     for part in parts:
-        settings = {k: v for k, v in part["settings"].items() if k not in own}
+        settings = _measured_by(part["settings"])
         differ = sorted(k for k in first.keys() | settings.keys() if first.get(k) != settings.get(k))
         if differ:
             raise ValueError(
