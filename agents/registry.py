@@ -115,6 +115,11 @@ def parse_agent_spec(spec: object) -> AgentSpec:
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {', '.join(AGENT_NAMES)}")
 
 
+def search_name(spec: AgentSpec) -> str:
+    """``search[:belief][:equity]``: the plain search's spec for ``spec``'s options, less any rollout count."""
+    return ":".join(["search"] + ["belief"] * spec.belief + ["equity"] * spec.equity)
+
+
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent named by ``spec``, seeded with ``seed``; ValueError names the allowed specs."""
     parsed = parse_agent_spec(spec)
@@ -123,7 +128,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         agent = SearchAgent(
             seed=seed, simulations=parsed.simulations or SEARCH_SIMULATIONS, belief=belief, equity=parsed.equity
         )
-        agent.name = ":".join(["search"] + ["belief"] * parsed.belief + ["equity"] * parsed.equity)
+        agent.name = search_name(parsed)
         return agent
     if parsed.kind in BOTS:
         return BOTS[parsed.kind](seed=seed)

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from agents.base import Agent
-from agents.registry import make_agent, parse_agent_spec
+from agents.registry import make_agent, parse_agent_spec, search_name
 from allfives_env.core import DRAW, MAX_SEED, PASS, TILE_TEXT, IllegalActionError, Rules, State, fresh_seed, make_rules
 from allfives_env.core.record import exact, to_record
 from allfives_env.core.scoring import placement_points
@@ -56,14 +56,8 @@ def check_bot_spec(spec, extra: dict[str, str]) -> str:
         except ValueError:
             parsed = None
         if parsed is not None and parsed.kind == "search" and 1 <= (parsed.simulations or 1) <= MAX_SEARCH:
-            words = ["search"]
-            if parsed.belief:
-                words.append("belief")
-            if parsed.equity:
-                words.append("equity")
-            if parsed.simulations:
-                words.append(str(parsed.simulations))
-            return ":".join(words)
+            name = search_name(parsed)
+            return f"{name}:{parsed.simulations}" if parsed.simulations else name
     raise GameError(f"bot {spec!r} is not allowed; allowed: {', '.join(allowed)} (N from 1 to {MAX_SEARCH})")
 
 
