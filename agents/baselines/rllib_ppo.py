@@ -7,11 +7,18 @@ documented way to run RLlib (docs/ray.md). PPO's own defaults otherwise
 (4,000 steps a batch, minibatches of 128, 30 epochs, learning rate 5e-5,
 two hidden layers of 256). A decision is one env step of either seat, as
 RLlib counts ``num_env_steps_sampled_lifetime``.
+
+Torch runs on one thread in the driver, which samples (a forward pass a
+step) and learns (minibatches of 128): with networks this small, a second
+thread mostly adds the cost of waking it, which grows by several times when
+other runs share the cores (on the 2-core machine, beside a DMC run: 177
+decisions a second on one thread, 35 on two).
 """
 
 from __future__ import annotations
 
 import ray
+import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -29,6 +36,7 @@ SETTINGS = {
     "env": "rllib_env(auto_forced=True), environment checking off (it steps illegal random actions)",
     "module": "MaskedPPOModule, one policy 'shared' for both seats",
     "num_env_runners": "0: sampling in the driver, as examples/rllib_ppo.py does on two cores",
+    "torch threads": "1 in the driver",
 }
 
 
@@ -47,6 +55,7 @@ def build_config(seed: int) -> PPOConfig:
 
 
 def train(job: Job, recorder: Recorder) -> int:
+    torch.set_num_threads(1)
     ray.init(include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     algo = build_config(job.seed).build_algo()
     steps = 0
