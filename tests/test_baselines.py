@@ -233,6 +233,34 @@ def test_the_rlcard_env_plays_whole_matches_and_counts_its_steps():
         AllFivesRLCardEnv(reward="points")
 
 
+def _count_forever(steps) -> None:
+    while True:  # as the env counts a DMC actor's steps
+        with steps.get_lock():
+            steps.value += 1
+
+
+def test_dmc_actors_are_ended_without_keeping_the_step_counters_lock():
+    if importlib.util.find_spec("rlcard") is None:
+        pytest.skip(skip_reason("rlcard"))
+    import multiprocessing
+    import time
+
+    from agents.baselines.dmc import end_actors
+
+    context = multiprocessing.get_context("fork")  # the actors are ended at once, whatever they were doing
+    steps = context.Value("q", 0)
+    for _ in range(10):
+        actors = [context.Process(target=_count_forever, args=(steps,), daemon=True) for _ in range(3)]
+        for actor in actors:
+            actor.start()
+        time.sleep(0.05)
+        end_actors(steps)
+        assert not any(actor.is_alive() for actor in actors)
+        assert steps.get_lock().acquire(timeout=2), "an actor was ended holding the counter's lock"
+        steps.get_lock().release()
+    assert steps.value > 0
+
+
 def test_a_run_that_fails_later_keeps_the_rows_of_the_runs_before_it(tmp_path, monkeypatch):
     """Each finished run's rows are written at once: a failure (or a kill) later loses only the run it hit."""
     from agents.baselines import __main__ as cli

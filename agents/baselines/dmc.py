@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import multiprocessing
 import shutil
+from multiprocessing.sharedctypes import Synchronized
 
 import torch
 from rlcard.agents.dmc_agent import DMCTrainer, file_writer
@@ -45,6 +46,15 @@ def _metadata_without_git() -> dict:
     return {"date_start": started, "date_end": None, "successful": False, "git": None, "slurm": None, "env": {}}
 
 
+def end_actors(steps: Synchronized) -> None:
+    """End the actor processes the trainer leaves running (it never stops them), holding the step counter's
+    lock: an actor ended inside its increment would keep the lock forever, and the next reader would wait."""
+    with steps.get_lock():
+        for actor in multiprocessing.active_children():
+            actor.terminate()
+            actor.join()
+
+
 def train(job: Job, recorder: Recorder) -> int:
     file_writer.gather_metadata = _metadata_without_git
     torch.manual_seed(job.seed)
@@ -60,9 +70,7 @@ def train(job: Job, recorder: Recorder) -> int:
         try:
             trainer.start()
         finally:
-            for actor in multiprocessing.active_children():  # the trainer never stops its actors
-                actor.terminate()
-                actor.join()
+            end_actors(steps)
         frames = int(torch.load(run / "model.tar", weights_only=True)["frames"])
         for weights in run.glob("*.pth"):  # RLCard's own copies of the networks, one per checkpoint
             weights.unlink()
