@@ -73,6 +73,8 @@ def test_quick_run_trains_the_budget_and_measures_every_snapshot(quick, name):
     assert run["decisions_per_s"] == pytest.approx(run["decisions"] / run["seconds"], rel=0.01)
     record = read_record(out / "runs" / name / "seed1")
     assert record["decisions"] == run["decisions"] and record["snapshots"][-1].spec == run["final_spec"]
+    log = out / "runs" / name / "seed1" / "train.log"
+    assert log.stat().st_size < 50_000, "a library's chatter per step would fill the disk at the full budget"
     curve = [r for r in results["curves"] if r["algorithm"] == name]
     points = sorted({r["point"] for r in curve})
     assert points == list(range(1, len(record["snapshots"]) + 1))

@@ -14,15 +14,19 @@ The loop is RLCard's own: each episode every agent samples its policy
 ``reorganize`` turns it into transitions and each seat's agent is fed its
 own. NFSP's defaults, with the hidden layers RLCard's examples use ([64, 64]
 for both networks; the class has none). A decision is one env step of either
-seat (``env.timestep``).
+seat (``env.timestep``). NFSP prints two loss lines at every step it
+learns, about 70 bytes a decision; they go nowhere, not into the run's log.
 
 Torch runs on one thread: NFSP takes two small optimizer steps for every
-decision, and a second thread only adds the cost of waking it, which grows
-by several times when other runs share the cores (on the 2-core machine,
-beside a DMC run: 97 decisions a second on one thread, 11 on two).
+decision, and on two threads it ran several times slower when other runs
+shared the cores (on the 2-core machine, beside a DMC run: 97 decisions a
+second on one thread, 11 on two).
 """
 
 from __future__ import annotations
+
+import contextlib
+import os
 
 import numpy as np
 import torch
@@ -51,16 +55,17 @@ def train(job: Job, recorder: Recorder) -> int:
     agents = [NFSPAgent(num_actions=env.num_actions, state_shape=env.state_shape[0], hidden_layers_sizes=LAYERS,
                         q_mlp_layers=LAYERS, device=torch.device("cpu")) for _ in range(env.num_players)]  # fmt: skip
     env.set_agents(agents)
-    while not recorder.finished(env.timestep):
-        for agent in agents:
-            agent.sample_episode_policy()
-        trajectories, payoffs = env.run(is_training=True)
-        for agent, transitions in zip(agents, reorganize(trajectories, payoffs), strict=True):
-            for transition in transitions:
-                agent.feed(transition)
-        if recorder.due(env.timestep) or recorder.finished(env.timestep):
-            path = recorder.path(env.timestep, ".pt")
-            torch.save({"format": NFSP_FORMAT, "mlp_layers": agents[0].policy_network.mlp_layers,
-                        "seats": [agent.policy_network.state_dict() for agent in agents]}, path)  # fmt: skip
-            recorder.save(env.timestep, f"nfsp:{path}")
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):  # two loss lines a decision
+        while not recorder.finished(env.timestep):
+            for agent in agents:
+                agent.sample_episode_policy()
+            trajectories, payoffs = env.run(is_training=True)
+            for agent, transitions in zip(agents, reorganize(trajectories, payoffs), strict=True):
+                for transition in transitions:
+                    agent.feed(transition)
+            if recorder.due(env.timestep) or recorder.finished(env.timestep):
+                path = recorder.path(env.timestep, ".pt")
+                torch.save({"format": NFSP_FORMAT, "mlp_layers": agents[0].policy_network.mlp_layers,
+                            "seats": [agent.policy_network.state_dict() for agent in agents]}, path)  # fmt: skip
+                recorder.save(env.timestep, f"nfsp:{path}")
     return env.timestep

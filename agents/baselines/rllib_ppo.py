@@ -9,10 +9,10 @@ two hidden layers of 256). A decision is one env step of either seat, as
 RLlib counts ``num_env_steps_sampled_lifetime``.
 
 Torch runs on one thread in the driver, which samples (a forward pass a
-step) and learns (minibatches of 128): with networks this small, a second
-thread mostly adds the cost of waking it, which grows by several times when
-other runs share the cores (on the 2-core machine, beside a DMC run: 177
-decisions a second on one thread, 35 on two).
+step) and learns (minibatches of 128): with networks this small, on two
+threads it ran several times slower when other runs shared the cores (on
+the 2-core machine, beside a DMC run: 177 decisions a second on one thread,
+35 on two).
 """
 
 from __future__ import annotations
