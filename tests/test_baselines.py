@@ -241,9 +241,8 @@ def _count_forever(steps) -> None:
             steps.value += 1
 
 
-def test_dmc_actors_are_ended_without_keeping_the_step_counters_lock():
-    if importlib.util.find_spec("rlcard") is None:
-        pytest.skip(skip_reason("rlcard"))
+def _end_counting_actors_ten_times() -> None:
+    """In a process of its own, so that ending every child ends only the counters started here."""
     import multiprocessing
     import time
 
@@ -261,6 +260,19 @@ def test_dmc_actors_are_ended_without_keeping_the_step_counters_lock():
         assert steps.get_lock().acquire(timeout=2), "an actor was ended holding the counter's lock"
         steps.get_lock().release()
     assert steps.value > 0
+
+
+def test_dmc_actors_are_ended_without_keeping_the_step_counters_lock():
+    if importlib.util.find_spec("rlcard") is None:
+        pytest.skip(skip_reason("rlcard"))
+    import multiprocessing
+
+    checker = multiprocessing.get_context("spawn").Process(target=_end_counting_actors_ten_times)
+    checker.start()
+    checker.join(timeout=120)
+    if checker.is_alive():
+        checker.terminate()
+    assert checker.exitcode == 0
 
 
 def test_a_run_that_fails_later_keeps_the_rows_of_the_runs_before_it(tmp_path, monkeypatch):
