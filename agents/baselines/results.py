@@ -110,7 +110,7 @@ def read_results(out: Path) -> dict:
 
 def _measured_by(settings: dict) -> dict:
     """The settings that parts combined must share: not the algorithms and seeds each chose, nor the harness's
-    worker count, which changes no figure (the harness's results do not depend on it)."""
+    worker count, on which no figure depends."""
     shared = {k: v for k, v in settings.items() if k not in ("algorithms", "seeds")}
     if "evaluation" in shared:
         shared["evaluation"] = {k: v for k, v in shared["evaluation"].items() if k != "workers"}
