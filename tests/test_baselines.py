@@ -384,7 +384,9 @@ SHIPPED = [("checkpoint", "ppo", "checkpoints/ppo-seed1.pt"), ("sb3", "maskable_
            ("rllib", "rllib_ppo", "checkpoints/rllib_ppo-seed1"),
            ("checkpoint", "ppo", "full-budget/checkpoints/ppo-seed1.pt"),
            ("sb3", "maskable_ppo", "full-budget/checkpoints/maskable_ppo-seed1.zip"),
-           ("tianshou", "tianshou_dqn", "full-budget/checkpoints/tianshou_dqn-seed1.pt")]  # fmt: skip
+           ("tianshou", "tianshou_dqn", "full-budget/checkpoints/tianshou_dqn-seed1.pt"),
+           ("nfsp", "nfsp", "full-budget/checkpoints/nfsp-seed1.pt"),
+           ("rllib", "rllib_ppo", "full-budget/checkpoints/rllib_ppo-seed1")]  # fmt: skip
 
 
 @pytest.mark.parametrize(("kind", "algorithm", "file"), SHIPPED, ids=[file for _, _, file in SHIPPED])
