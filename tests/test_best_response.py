@@ -18,7 +18,8 @@ from allfives_train.best_response import BestResponseTrainer, best_response, mai
 from allfives_train.config import load_config, rules_of  # noqa: E402
 from allfives_train.rollout import CURRENT  # noqa: E402
 
-TINY = ["imitation.teacher=null", "train.envs=4", "train.total_steps=40", "train.minibatch=64"]
+# The policy-iteration rounds run too, on a handful of matches each (a full round takes minutes).
+TINY = ["imitation.teacher=null", "train.envs=4", "train.total_steps=40", "train.minibatch=64", "iteration.matches=8"]
 
 
 def test_a_tiny_best_response_from_the_benchmark_is_measured_by_the_harness(tmp_path, capfd):
@@ -28,6 +29,8 @@ def test_a_tiny_best_response_from_the_benchmark_is_measured_by_the_harness(tmp_
     (row,) = json.loads((tmp_path / "best_response.json").read_text())
     policy = tmp_path / "best_response" / "greedy" / "policy.pt"
     assert row["agent"] == "greedy" and row["trained_steps"] >= 40 and row["cpu_minutes"] == 1.0
+    rounds = (tmp_path / "best_response" / "greedy" / "iteration.csv").read_text().splitlines()[1:]
+    assert [r.split(",")[0] for r in rounds] == ["1", "2", "3", "4"]  # the default's rounds, after self-play
     direct = evaluate([f"checkpoint:{policy}", "greedy"], 2, seed=BEST_RESPONSE_SEED, workers=1, progress=False)
     assert row["games"] == 4 and row["win_rate"] == direct.agents[0].win_rate
     assert (row["ci_low"], row["ci_high"]) == (direct.agents[0].ci_low, direct.agents[0].ci_high)

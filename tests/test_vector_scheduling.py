@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import config as numba_config
 
 from allfives_env.vector import VectorEnv
 
@@ -63,6 +64,7 @@ def test_bad_rows_and_illegal_actions_of_a_partial_step_change_nothing():
     np.testing.assert_array_equal(env.records, before)
 
 
+@pytest.mark.skipif(numba_config.NUMBA_NUM_THREADS < 2, reason="one CPU: NUMBA_NUM_THREADS=2 runs it on one")
 @pytest.mark.parametrize("config", CONFIGS[:2], ids=lambda c: f"{c['rules']}{c['num_players']}")
 def test_two_threads_give_the_outputs_of_one(config):
     one, two = VectorEnv(300, **config), VectorEnv(300, **config, num_threads=2)
