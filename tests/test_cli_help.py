@@ -85,7 +85,14 @@ def test_help_is_plain_text_and_names_only_documents_that_exist(helps, command):
         assert (ROOT / name).is_file(), name
 
 
-RESEARCH = {"policy_regret.py", "search_regret.py", "fit_play_model.py", "policy_iteration.py"}
+RESEARCH = {
+    "policy_regret.py",
+    "search_regret.py",
+    "fit_play_model.py",
+    "policy_iteration.py",
+    "exploiter_reading.py",
+    "baseline_reward.py",
+}
 
 
 def test_the_research_tools_have_a_folder_of_their_own():

@@ -40,8 +40,9 @@ class _Snapshots(BaseCallback):
             self.recorder.save(steps, f"sb3:{path}")
 
 
-def train(job: Job, recorder: Recorder) -> int:
-    env = AllFivesSingleAgentEnv(opponents=BotMix(), learner_seat="random", auto_forced=True)
+def train(job: Job, recorder: Recorder, reward: str = "win_loss") -> int:
+    """The baseline's run; ``reward`` is the environment's (the baselines keep its default, ``win_loss``)."""
+    env = AllFivesSingleAgentEnv(opponents=BotMix(), learner_seat="random", auto_forced=True, reward=reward)
     env.reset(seed=job.seed)
     model = MaskablePPO("MultiInputPolicy", env, seed=job.seed, verbose=0)
     model.learn(total_timesteps=job.budget, callback=_Snapshots(recorder))
