@@ -1,35 +1,42 @@
-"""Whether a library baseline learns with the points reward: MaskablePPO as the baselines train it, but for the reward.
+"""Whether a library baseline learns with the points reward: one trained as the baselines train it, but for the reward.
 
 The baselines train on the environment's default reward, ``win_loss``: one
 +1 or -1 when a match ends, after about 55 of the learner's decisions.
 ``reward="points"`` pays every decision what the seats scored since the
 learner's last one (its side's points minus the other's), so the signal
-comes at every decision. This trains sb3-contrib's MaskablePPO as
-``python -m agents.baselines --only maskable_ppo`` does (the bot mix, the
-library's defaults, one torch thread, snapshots at the same marks) with the
-reward chosen, and measures every snapshot with the baselines' learning
-curve: the duplicate harness against random, greedy and heuristic on the
-held-out seeds. It prints one row a snapshot and writes them to curve.csv.
+comes at every decision. This trains sb3-contrib's MaskablePPO or Tianshou's
+DQN, the two that play the Gymnasium env against the bot mix, as
+``python -m agents.baselines --only ALGORITHM`` does (the library's
+defaults, one torch thread, snapshots at the same marks) with the reward
+chosen, and measures every snapshot with the baselines' learning curve: the
+duplicate harness against random, greedy and heuristic on the held-out
+seeds. It prints one row a snapshot and writes them to curve.csv.
 
     python research/baseline_reward.py --seed 1 --budget 200000 --points 4 --matches 20 --out results/reward/seed1
+    python research/baseline_reward.py --algorithm tianshou_dqn --seed 1 --out results/reward/dqn1
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 from pathlib import Path
 
 import torch
 
+from agents.baselines.algorithms import ALGORITHMS
 from agents.baselines.evaluation import Budgets, curve_rows
 from agents.baselines.job import Job, Recorder
-from agents.baselines.maskable_ppo import SETTINGS, train
 from allfives_env.help_text import plain_help
+
+#: The baselines that play the Gymnasium env against the bot mix, where the reward is the env's to choose.
+GYM_LEARNERS = ("maskable_ppo", "tianshou_dqn")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--algorithm", choices=GYM_LEARNERS, default=GYM_LEARNERS[0], help="the baseline to train")
     p.add_argument("--seed", type=int, default=1, help="the run's seed (the baselines use 1, 2 and 3)")
     p.add_argument("--reward", choices=["points", "win_loss"], default="points", help="the environment's reward")
     p.add_argument("--budget", type=int, default=200_000, help="learner decisions to train on")
@@ -39,17 +46,27 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("results/reward"), help="the run's folder")
     args = p.parse_args()
     torch.set_num_threads(1)  # as the baselines run it
-    job = Job("maskable_ppo", args.seed, args.budget, args.points, args.out)
+    runner = importlib.import_module(ALGORITHMS[args.algorithm].runner)
+    job = Job(args.algorithm, args.seed, args.budget, args.points, args.out)
     args.out.mkdir(parents=True, exist_ok=True)
-    recorder = Recorder(job, settings={**SETTINGS, "reward": args.reward})
-    recorder.write(train(job, recorder, reward=args.reward))
+    recorder = Recorder(job, settings={**runner.SETTINGS, "reward": args.reward})
+    recorder.write(runner.train(job, recorder, reward=args.reward))
     budgets = Budgets(curve_matches=args.matches, workers=args.workers)
     rows = []
-    print(f"MaskablePPO, reward={args.reward}, seed {args.seed}: win rate of each snapshot")
+    print(f"{args.algorithm}, reward={args.reward}, seed {args.seed}: win rate of each snapshot")
     print("decisions | vs random | vs greedy | vs heuristic")
     for snapshot in recorder.snapshots:
         curve = curve_rows(snapshot.spec, budgets)
-        rows += [{"reward": args.reward, "seed": args.seed, "decisions": snapshot.decisions, **r} for r in curve]
+        rows += [
+            {
+                "algorithm": args.algorithm,
+                "reward": args.reward,
+                "seed": args.seed,
+                "decisions": snapshot.decisions,
+                **r,
+            }
+            for r in curve
+        ]
         print(f"{snapshot.decisions:,} | " + " | ".join(f"{r['win_rate']:.1%}" for r in curve), flush=True)
     with open(args.out / "curve.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")

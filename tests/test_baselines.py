@@ -10,6 +10,7 @@ loopback only, as every Ray test here (see ``tests/optional.py``).
 from __future__ import annotations
 
 import csv
+import importlib
 import importlib.util
 import json
 import os
@@ -400,3 +401,26 @@ def test_the_shipped_baseline_snapshots_play_legal_moves(kind, algorithm, file):
     agent = make_agent(f"{kind}:{ROOT / 'docs' / 'baselines' / file}", seed=5)
     for seed in range(3):
         assert play_legally(agent, seed)[1].finished
+
+
+@pytest.mark.parametrize("name", ["maskable_ppo", "tianshou_dqn"])
+def test_the_gym_learners_train_on_the_reward_asked_for(name, tmp_path, monkeypatch):
+    """research/baseline_reward.py passes the reward to these two; the baselines themselves keep win_loss."""
+    reason = why_not(name)
+    if reason:
+        pytest.skip(reason)
+    runner = importlib.import_module(ALGORITHMS[name].runner)
+    built, original = [], runner.AllFivesSingleAgentEnv
+
+    def spy(*args, **kwargs):
+        env = original(*args, **kwargs)
+        built.append(env.reward_mode)
+        return env
+
+    monkeypatch.setattr(runner, "AllFivesSingleAgentEnv", spy)
+    for reward in ("points", "win_loss"):
+        built.clear()
+        job = Job(name, 1, 16, 1, tmp_path / reward)
+        job.out.mkdir()
+        runner.train(job, Recorder(job), **({} if reward == "win_loss" else {"reward": reward}))
+        assert built and set(built) == {reward}

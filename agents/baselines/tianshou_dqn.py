@@ -16,6 +16,8 @@ collector counts them.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -49,20 +51,21 @@ SETTINGS = {
 }
 
 
-def make_env() -> TransformObservation:
-    inner = AllFivesSingleAgentEnv(opponents=BotMix(), learner_seat="random", auto_forced=True)
+def make_env(reward: str = "win_loss") -> TransformObservation:
+    inner = AllFivesSingleAgentEnv(opponents=BotMix(), learner_seat="random", auto_forced=True, reward=reward)
     box = inner.observation_space["observation"]
     space = spaces.Dict({"obs": box, "mask": spaces.MultiBinary(int(inner.action_space.n))})
     return TransformObservation(inner, lambda o: {"obs": o["observation"], "mask": o["action_mask"].astype(bool)},
                                 space)  # fmt: skip
 
 
-def train(job: Job, recorder: Recorder) -> int:
+def train(job: Job, recorder: Recorder, reward: str = "win_loss") -> int:
+    """The baseline's run; ``reward`` is the environment's (the baselines keep its default, ``win_loss``)."""
     torch.manual_seed(job.seed)
     np.random.seed(job.seed)  # Tianshou's exploration draws from numpy's global generator
-    envs = DummyVectorEnv([make_env for _ in range(ENVS)])
+    envs = DummyVectorEnv([partial(make_env, reward) for _ in range(ENVS)])
     envs.seed(job.seed)
-    single = make_env()
+    single = make_env(reward)  # for its spaces
     size = single.observation_space["obs"].shape
     net = Net(state_shape=size, action_shape=single.action_space.n, hidden_sizes=HIDDEN)
     policy = DiscreteQLearningPolicy(model=net, action_space=single.action_space, eps_training=EPS)
