@@ -5,10 +5,11 @@ The baselines train on the environment's default reward, ``win_loss``: one
 ``reward="points"`` pays every decision what the seats scored since the
 learner's last one (its side's points minus the other's), so the signal
 comes at every decision. This trains sb3-contrib's MaskablePPO or Tianshou's
-DQN, the two that play the Gymnasium env against the bot mix, as
-``python -m agents.baselines --only ALGORITHM`` does (the library's
-defaults, one torch thread, snapshots at the same marks) with the reward
-chosen, and measures every snapshot with the baselines' learning curve: the
+DQN (the Gymnasium env against the bot mix) or RLlib's PPO (the PettingZoo
+env in self-play; like every Ray run here, inside a network namespace with
+only loopback up) as ``python -m agents.baselines --only ALGORITHM`` does
+(the library's defaults, one torch thread, snapshots at the same marks) with
+the reward chosen, and measures every snapshot with the baselines' learning curve: the
 duplicate harness against random, greedy and heuristic on the held-out
 seeds. It prints one row a snapshot and writes them to curve.csv.
 
@@ -30,13 +31,13 @@ from agents.baselines.evaluation import Budgets, curve_rows
 from agents.baselines.job import Job, Recorder
 from allfives_env.help_text import plain_help
 
-#: The baselines that play the Gymnasium env against the bot mix, where the reward is the env's to choose.
-GYM_LEARNERS = ("maskable_ppo", "tianshou_dqn")
+#: The baselines that learn from the project's environment's own rewards (RLCard's DMC and NFSP take payoffs).
+LEARNERS = ("maskable_ppo", "tianshou_dqn", "rllib_ppo")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--algorithm", choices=GYM_LEARNERS, default=GYM_LEARNERS[0], help="the baseline to train")
+    p.add_argument("--algorithm", choices=LEARNERS, default=LEARNERS[0], help="the baseline to train")
     p.add_argument("--seed", type=int, default=1, help="the run's seed (the baselines use 1, 2 and 3)")
     p.add_argument("--reward", choices=["points", "win_loss"], default="points", help="the environment's reward")
     p.add_argument("--budget", type=int, default=200_000, help="learner decisions to train on")

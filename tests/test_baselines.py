@@ -424,3 +424,17 @@ def test_the_gym_learners_train_on_the_reward_asked_for(name, tmp_path, monkeypa
         job.out.mkdir()
         runner.train(job, Recorder(job), **({} if reward == "win_loss" else {"reward": reward}))
         assert built and set(built) == {reward}
+
+
+def test_rllib_ppo_builds_its_env_with_the_reward_asked_for():
+    rllib = ALGORITHMS["rllib_ppo"]
+    if rllib.missing() and os.environ.get("CI"):
+        pytest.fail(f"rllib_ppo needs {', '.join(rllib.missing())}, which CI installs (the {rllib.extra} extra)")
+    if rllib.missing():
+        pytest.skip(f"needs {', '.join(rllib.missing())}: pip install -e '.[{rllib.extra}]'")
+    from agents.baselines.rllib_ppo import build_config
+    from agents.rllib_env import rllib_env
+
+    for args, reward in (((1,), "win_loss"), ((1, "points"), "points")):
+        config = build_config(*args).env_config  # what RLlib hands the env creator: no Ray is started
+        assert rllib_env(config).env.unwrapped.reward_mode == reward and config["auto_forced"] is True

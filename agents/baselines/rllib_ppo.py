@@ -40,12 +40,13 @@ SETTINGS = {
 }
 
 
-def build_config(seed: int) -> PPOConfig:
+def build_config(seed: int, reward: str = "win_loss") -> PPOConfig:
+    """The baseline's PPO; ``reward`` is the environment's (the baselines keep its default, ``win_loss``)."""
     register_env(ENV_NAME, rllib_env)
     module = RLModuleSpec(module_class=MaskedPPOModule)
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config={"auto_forced": True}, disable_env_checking=True)
+        .environment(ENV_NAME, env_config={"auto_forced": True, "reward": reward}, disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=0)
         .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent_id, episode, **kwargs: SHARED)
@@ -54,10 +55,10 @@ def build_config(seed: int) -> PPOConfig:
     )
 
 
-def train(job: Job, recorder: Recorder) -> int:
+def train(job: Job, recorder: Recorder, reward: str = "win_loss") -> int:
     torch.set_num_threads(1)
     ray.init(include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
-    algo = build_config(job.seed).build_algo()
+    algo = build_config(job.seed, reward).build_algo()
     steps = 0
     try:
         while not recorder.finished(steps):
