@@ -8,10 +8,11 @@ comes at every decision. This trains sb3-contrib's MaskablePPO or Tianshou's
 DQN (the Gymnasium env against the bot mix) or RLlib's PPO (the PettingZoo
 env in self-play; like every Ray run here, inside a network namespace with
 only loopback up) as ``python -m agents.baselines --only ALGORITHM`` does
-(the library's defaults, one torch thread, snapshots at the same marks) with
-the reward chosen, and measures every snapshot with the baselines' learning curve: the
-duplicate harness against random, greedy and heuristic on the held-out
-seeds. It prints one row a snapshot and writes them to curve.csv.
+(the library's defaults, one torch thread, snapshots at the same marks)
+with the reward chosen, and measures every snapshot with the baselines'
+learning curve: the duplicate harness against random, greedy and heuristic
+on the held-out seeds. It prints one row a snapshot and writes them to
+curve.csv.
 
     python research/baseline_reward.py --seed 1 --budget 200000 --points 4 --matches 20 --out results/reward/seed1
     python research/baseline_reward.py --algorithm tianshou_dqn --seed 1 --out results/reward/dqn1
@@ -53,21 +54,13 @@ def main() -> None:
     recorder = Recorder(job, settings={**runner.SETTINGS, "reward": args.reward})
     recorder.write(runner.train(job, recorder, reward=args.reward))
     budgets = Budgets(curve_matches=args.matches, workers=args.workers)
+    tag = {"algorithm": args.algorithm, "reward": args.reward, "seed": args.seed}
     rows = []
     print(f"{args.algorithm}, reward={args.reward}, seed {args.seed}: win rate of each snapshot")
     print("decisions | vs random | vs greedy | vs heuristic")
     for snapshot in recorder.snapshots:
         curve = curve_rows(snapshot.spec, budgets)
-        rows += [
-            {
-                "algorithm": args.algorithm,
-                "reward": args.reward,
-                "seed": args.seed,
-                "decisions": snapshot.decisions,
-                **r,
-            }
-            for r in curve
-        ]
+        rows += [{**tag, "decisions": snapshot.decisions, **row} for row in curve]
         print(f"{snapshot.decisions:,} | " + " | ".join(f"{r['win_rate']:.1%}" for r in curve), flush=True)
     with open(args.out / "curve.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
