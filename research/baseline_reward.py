@@ -30,6 +30,7 @@ import torch
 from agents.baselines.algorithms import ALGORITHMS
 from agents.baselines.evaluation import Budgets, curve_rows
 from agents.baselines.job import Job, Recorder
+from allfives_env.common import REWARD_MODES
 from allfives_env.help_text import plain_help
 
 #: The baselines that learn from the project's environment's own rewards (RLCard's DMC and NFSP take payoffs).
@@ -40,7 +41,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--algorithm", choices=LEARNERS, default=LEARNERS[0], help="the baseline to train")
     p.add_argument("--seed", type=int, default=1, help="the run's seed (the baselines use 1, 2 and 3)")
-    p.add_argument("--reward", choices=["points", "win_loss"], default="points", help="the environment's reward")
+    p.add_argument("--reward", choices=REWARD_MODES, default="points", help="the environment's reward")
     p.add_argument("--budget", type=int, default=200_000, help="learner decisions to train on")
     p.add_argument("--points", type=int, default=4, help="snapshots, at equal parts of the budget")
     p.add_argument("--matches", type=int, default=20, help="duplicate matches a snapshot plays each opponent")

@@ -37,14 +37,22 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 
 
-def why_not(name: str) -> str | None:
-    """Why the algorithm cannot run here (a missing package, Ray without a loopback-only network), or None."""
+def missing_library(name: str) -> str | None:
+    """What to install for the algorithm, or None; a failure where CI is set, since CI installs every extra."""
     algorithm = ALGORITHMS[name]
     missing = algorithm.missing()
     if missing and os.environ.get("CI"):
         pytest.fail(f"{name} needs {', '.join(missing)}, which CI installs (the {algorithm.extra} extra)")
     if missing:
         return f"needs {', '.join(missing)}: pip install -e '.[{algorithm.extra}]' (the '{algorithm.extra}' extra)"
+    return None
+
+
+def why_not(name: str) -> str | None:
+    """Why the algorithm cannot run here (a missing package, Ray without a loopback-only network), or None."""
+    missing = missing_library(name)
+    if missing:
+        return missing
     others = sorted(n for _, n in socket.if_nameindex() if n != "lo")
     if name == "rllib_ppo" and others and os.environ.get("ALLFIVES_REQUIRE_RAY") != "1":
         return f"Ray runs only where loopback is the sole network interface (found {', '.join(others)})"
@@ -427,14 +435,12 @@ def test_the_gym_learners_train_on_the_reward_asked_for(name, tmp_path, monkeypa
 
 
 def test_rllib_ppo_builds_its_env_with_the_reward_asked_for():
-    rllib = ALGORITHMS["rllib_ppo"]
-    if rllib.missing() and os.environ.get("CI"):
-        pytest.fail(f"rllib_ppo needs {', '.join(rllib.missing())}, which CI installs (the {rllib.extra} extra)")
-    if rllib.missing():
-        pytest.skip(f"needs {', '.join(rllib.missing())}: pip install -e '.[{rllib.extra}]'")
+    missing = missing_library("rllib_ppo")  # no Ray is started, so no network namespace is needed
+    if missing:
+        pytest.skip(missing)
     from agents.baselines.rllib_ppo import build_config
     from agents.rllib_env import rllib_env
 
     for args, reward in (((1,), "win_loss"), ((1, "points"), "points")):
-        config = build_config(*args).env_config  # what RLlib hands the env creator: no Ray is started
+        config = build_config(*args).env_config  # what RLlib hands the env creator
         assert rllib_env(config).env.unwrapped.reward_mode == reward and config["auto_forced"] is True
