@@ -129,7 +129,8 @@ def run_one(name: str, seed: int, budget: int, points: int, budgets: Budgets, th
     shutil.rmtree(job.out, ignore_errors=True)
     job.out.mkdir(parents=True)
     command = algorithm.command(job)
-    print(f"{name} seed {seed}: training ({shown(command)})", flush=True)
+    print(f"{name} seed {seed}: training ({shown(command)}); its log, with a line at each snapshot: "
+          f"{job.out / 'train.log'}", flush=True)  # fmt: skip
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     measured = run_measured(command, job.out / "train.log", env)
     if measured.returncode != 0:

@@ -67,6 +67,19 @@ class Recorder:
     def save(self, decisions: int, spec: str) -> None:
         self.snapshots.append(Snapshot(decisions, time.perf_counter() - self.started, spec))
         self.write(decisions)
+        print(self.progress(), flush=True)
+
+    def progress(self) -> str:
+        """One line for the run's log: how far it is, and, at its pace so far, how long it has left.
+
+        Full-budget runs take hours and their libraries log little that says how far they are.
+        """
+        last = self.snapshots[-1]
+        share = min(last.decisions / self.job.budget, 1.0)
+        line = f"snapshot: {last.decisions:,} of {self.job.budget:,} decisions ({share:.0%}) in {last.seconds:,.0f} s"
+        if share < 1.0:
+            line += f"; at this pace about {_duration(last.seconds * (1 - share) / share)} more"
+        return line
 
     def write(self, decisions: int) -> Path:
         record = {"job": {**asdict(self.job), "out": str(self.job.out)}, "decisions": decisions,
@@ -75,6 +88,14 @@ class Recorder:
         path = self.job.out / RECORD
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         return path
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
 
 
 def read_record(folder: Path) -> dict:
