@@ -210,13 +210,14 @@ def test_snapshots_are_due_once_per_mark_passed(tmp_path):
 
 
 def test_each_snapshot_logs_how_far_the_run_is_and_how_long_it_has_left(tmp_path, monkeypatch, capsys):
-    clock = iter([160.0, 1900.0])  # one reading per snapshot
-    monkeypatch.setattr("agents.baselines.job.time.perf_counter", lambda: next(clock))
+    now = [160.0]
+    monkeypatch.setattr("agents.baselines.job.time.perf_counter", lambda: now[0])
     recorder = Recorder(Job("x", 0, 1000, 4, tmp_path), started=100.0)
     recorder.save(250, "random")
     assert (
         capsys.readouterr().out == "snapshot: 250 of 1,000 decisions (25%) in 60 s; at this pace about 3 minutes more\n"
     )
+    now[0] = 1900.0
     recorder.save(1000, "greedy")
     assert capsys.readouterr().out == "snapshot: 1,000 of 1,000 decisions (100%) in 1,800 s\n"
 
