@@ -12,6 +12,7 @@ the evaluation reads.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -67,7 +68,7 @@ class Recorder:
     def save(self, decisions: int, spec: str) -> None:
         self.snapshots.append(Snapshot(decisions, time.perf_counter() - self.started, spec))
         self.write(decisions)
-        print(self.progress(), flush=True)
+        print(self.progress(), file=sys.stderr, flush=True)  # NFSP's runner silences stdout
 
     def progress(self) -> str:
         """One line for the run's log: how far it is, and, at its pace so far, how long it has left.
