@@ -17,7 +17,8 @@ from __future__ import annotations
 import shutil
 import sys
 
-from agents.baselines.job import Recorder, read_job
+from agents.baselines.job import read_job
+from agents.baselines.train import open_run
 
 from .config import load_config
 from .trainer import Trainer
@@ -39,10 +40,16 @@ OVERRIDES = (
 
 
 def main(argv: list[str] | None = None) -> int:
-    job = read_job(argv, "python -m allfives_train.baseline_run", ["ppo"])
+    job, resume = read_job(argv, "python -m allfives_train.baseline_run", ["ppo"])
     overrides = [o.format(budget=job.budget, seed=job.seed) for o in OVERRIDES]
+    try:
+        recorder = open_run(job, resume, {"overrides": overrides})  # a stopped run is refused: it starts afresh
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if recorder is None:
+        return 0
     cfg = load_config(None, [*overrides, f"run.dir={job.out}", "run.name=train"])
-    recorder = Recorder(job, settings={"overrides": overrides})
     trainer = Trainer(cfg, job.out / "train", progress=False)
     try:
         finished = False

@@ -305,7 +305,7 @@ def test_a_run_that_fails_later_keeps_the_rows_of_the_runs_before_it(tmp_path, m
 
     done = []
 
-    def fake_run(name, seed, budget, points, budgets, threads, out, results):
+    def fake_run(name, seed, budget, points, budgets, threads, out, results, resume=False):
         if done:  # the first run's rows are on disk before the second starts, as a kill now would leave them
             assert "ppo,1," in (out / "runs.csv").read_text()
             raise RuntimeError(f"{name} seed {seed}: training failed (exit status 1)")
@@ -459,3 +459,129 @@ def test_rllib_ppo_builds_its_env_with_the_reward_asked_for():
     for args, reward in (((1,), "win_loss"), ((1, "points"), "points")):
         config = build_config(*args).env_config  # what RLlib hands the env creator
         assert rllib_env(config).env.unwrapped.reward_mode == reward and config["auto_forced"] is True
+
+
+# -- stopping a run and resuming it ------------------------------------------------------------
+
+
+class _Stopped(Exception):
+    """Stands for the stop (a machine taken back, a kill) right after a snapshot."""
+
+
+def _stop_after_first_snapshot(recorder: Recorder) -> Recorder:
+    save = recorder.save
+
+    def save_then_stop(decisions: int, spec: str) -> None:
+        save(decisions, spec)
+        raise _Stopped
+
+    recorder.save = save_then_stop
+    return recorder
+
+
+def test_a_stopped_nfsp_run_resumes_exactly_where_it_stopped(tmp_path):
+    """The run stopped at its first snapshot and resumed ends with the very weights of the run left alone."""
+    reason = why_not("nfsp")
+    if reason:
+        pytest.skip(reason)
+    import torch
+
+    runner = importlib.import_module(ALGORITHMS["nfsp"].runner)
+    whole, stopped = (Job("nfsp", 4, 1200, 2, tmp_path / name) for name in ("whole", "stopped"))
+    for job in (whole, stopped):
+        job.out.mkdir()
+    runner.train(whole, Recorder(whole))
+    with pytest.raises(_Stopped):
+        runner.train(stopped, _stop_after_first_snapshot(Recorder(stopped)))
+    first = read_record(stopped.out)["snapshots"]
+    assert len(first) == 1 and 600 <= first[0].decisions < 1200
+    resumed = Recorder.resume(stopped)
+    assert resumed.resumed_at == [first[0].decisions] and resumed.last == first[0]
+    assert runner.train(stopped, resumed) == read_record(whole.out)["decisions"]
+    resumed.write(resumed.snapshots[-1].decisions)
+    ends = [read_record(job.out)["snapshots"] for job in (whole, stopped)]
+    assert [s.decisions for s in ends[0]] == [s.decisions for s in ends[1]]
+    weights = [torch.load(s[-1].spec.split(":", 1)[1], weights_only=True)["seats"] for s in ends]
+    for seat, other in zip(*weights, strict=True):
+        assert seat.keys() == other.keys() and all(torch.equal(seat[k], other[k]) for k in seat)
+    assert [p.name for p in (stopped.out / "snapshots").glob("*.state.xz")] == [
+        f"{ends[1][-1].decisions:010d}.state.xz"
+    ]
+    assert read_record(stopped.out)["resumed_at"] == [first[0].decisions]
+
+
+def test_a_stopped_rllib_run_goes_on_from_its_last_snapshot(tmp_path, monkeypatch):
+    """The resumed sitting restores the algorithm, counters included: one more update reaches the budget."""
+    reason = why_not("rllib_ppo")
+    if reason:
+        pytest.skip(reason)
+    from ray.rllib.algorithms.algorithm import Algorithm as RLlibAlgorithm
+
+    runner = importlib.import_module(ALGORITHMS["rllib_ppo"].runner)
+    job = Job("rllib_ppo", 2, 8000, 2, tmp_path)  # PPO's default batch: 4,000 decisions an update
+    with pytest.raises(_Stopped):
+        runner.train(job, _stop_after_first_snapshot(Recorder(job)))
+    updates, train = [], RLlibAlgorithm.train
+    monkeypatch.setattr(RLlibAlgorithm, "train", lambda self: updates.append(1) or train(self))
+    resumed = Recorder.resume(job)
+    assert runner.train(job, resumed) == 8000
+    assert len(updates) == 1 and [s.decisions for s in resumed.snapshots] == [4000, 8000]
+
+
+def test_resuming_is_refused_for_another_run_or_an_algorithm_that_cannot(tmp_path, capsys):
+    from agents.baselines.train import open_run
+
+    Recorder(Job("dmc", 1, 1000, 4, tmp_path)).save(250, "random")
+    with pytest.raises(ValueError, match=r"seed 1 \(asked: 2\).*with the algorithm, seed, budget and points"):
+        open_run(Job("dmc", 2, 1000, 4, tmp_path), True, {})
+    with pytest.raises(ValueError, match="dmc cannot go on from a snapshot; allowed: rllib_ppo, nfsp"):
+        open_run(Job("dmc", 1, 1000, 4, tmp_path), True, {})
+    assert open_run(Job("dmc", 1, 1000, 4, tmp_path), False, {}).last is None  # without --resume: afresh
+    Recorder(Job("dmc", 1, 1000, 4, tmp_path)).save(1000, "random")
+    assert open_run(Job("dmc", 1, 1000, 4, tmp_path), True, {}) is None  # finished: nothing to train
+    assert "finished at 1,000 decisions" in capsys.readouterr().out
+
+
+def test_a_resumed_nfsp_state_that_does_not_match_its_snapshot_is_named(tmp_path):
+    reason = why_not("nfsp")
+    if reason:
+        pytest.skip(reason)
+    from agents.baselines.job import ResumeError
+    from agents.baselines.nfsp import load_state
+
+    broken = tmp_path / "0000000600.state.xz"
+    broken.write_bytes(b"not xz")
+    with pytest.raises(ResumeError, match="0000000600.state.xz: no readable training state to resume from"):
+        load_state(broken, 600)
+
+
+def test_the_runner_resumes_a_stopped_run_and_keeps_a_finished_one(tmp_path, capsys):
+    """``--resume`` goes on with a run stopped after its first snapshot, then, run again, only measures it."""
+    reason = why_not("nfsp")
+    if reason:
+        pytest.skip(reason)
+    from agents.baselines.__main__ import main
+
+    runner = importlib.import_module(ALGORITHMS["nfsp"].runner)
+    job = Job("nfsp", 1, 1200, 2, tmp_path / "runs" / "nfsp" / "seed1")
+    job.out.mkdir(parents=True)
+    with pytest.raises(_Stopped):
+        runner.train(job, _stop_after_first_snapshot(Recorder(job)))
+    first = read_record(job.out)["snapshots"][0]
+    args = ["--quick", "--only", "nfsp", "--seeds", "1", "--budget", "1200", "--points", "2", "--out", str(tmp_path)]
+    assert main([*args, "--resume"]) == 0
+    record = read_record(job.out)
+    assert record["resumed_at"] == [first.decisions] and record["snapshots"][0] == first
+    assert (
+        record["decisions"] >= 1200
+        and f"resuming at {first.decisions:,} decisions" in (job.out / "train.log").read_text()
+    )
+    row = json.loads((tmp_path / "baselines.json").read_text(encoding="utf-8"))["runs"][0]
+    assert row["seconds"] > first.seconds and row["peak_mb"] > 0 and "--resume" not in row["command"]
+    assert main([*args, "--resume"]) == 0  # finished: measured again, not trained
+    assert "finished earlier; measuring it again" in capsys.readouterr().out
+    again = json.loads((tmp_path / "baselines.json").read_text(encoding="utf-8"))["runs"][0]
+    assert again["seconds"] == row["seconds"] and again["peak_mb"] == row["peak_mb"]
+    assert read_record(job.out)["snapshots"] == record["snapshots"]
+    assert main([*(a if a != "1200" else "2400" for a in args), "--resume"]) == 1
+    assert "a run of 1,200 decisions in 2 parts, not 2,400 in 2" in capsys.readouterr().err

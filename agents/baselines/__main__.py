@@ -4,6 +4,7 @@
     python -m agents.baselines --only dmc nfsp --seeds 1 --budget 200000
     python -m agents.baselines --quick                           # a few thousand decisions each, for CI
     python -m agents.baselines --combine OUT1 OUT2 --out OUT     # one table from runs made apart
+    python -m agents.baselines --only nfsp --out OUT --resume    # go on with the runs a stop cut short
 
 Each algorithm and seed trains in its own process (:mod:`.train`), leaving a
 snapshot at each tenth of the budget; every snapshot then plays the curve
@@ -11,12 +12,16 @@ opponents through the harness, the last one the benchmark's ladder and both
 exploitability measures (:mod:`.evaluation`). Results go to ``--out``:
 ``runs.csv``, ``curves.csv``, ``final.csv``, ``exploitability.csv``,
 ``baselines.json``, ``summary.md`` and ``curves.png``; the runs' folders
-(snapshots, logs) to ``--out``/runs (default ``results/baselines``). See docs/baselines.md.
+(snapshots, logs) to ``--out``/runs (default ``results/baselines``). With
+``--resume``, a run already in ``--out`` goes on from its last snapshot (RLlib
+PPO and NFSP; a finished run of any algorithm is kept as it is, and only
+measured again). See docs/baselines.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -24,13 +29,14 @@ import sys
 from pathlib import Path
 
 from ..evaluation import EvaluationError
-from .algorithms import ALGORITHMS
+from .algorithms import ALGORITHMS, resume_refusal
 from .evaluation import Budgets, best_response_row, curve_rows, exploiter_row, final_rows
 from .job import Job, read_record
-from .measure import run_measured
+from .measure import PEAK, Measured, run_measured
 from .plot import plot_curves
 from .results import Results, combine, read_results
 
+SITTINGS = "measured.json"  # what a run's training measured: wall seconds and peak memory over its sittings
 DEFAULT_BUDGET = 2_000_000
 DEFAULT_SEEDS = (1, 2, 3)
 #: ``--quick``: enough decisions for every library to finish a few of its own updates, and tiny evaluations.
@@ -59,6 +65,9 @@ def parser() -> argparse.ArgumentParser:
                    help="train nothing: write one set of results from the --out folders of runs made apart "
                    "(with the same budget and evaluation settings)")  # fmt: skip
     p.add_argument("--out", type=Path, default=Path("results/baselines"), help="where the results go")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the runs already in --out from their last snapshots (RLlib PPO, NFSP), and "
+                   "keep the finished ones; the same settings as their first start")  # fmt: skip
     return p
 
 
@@ -122,20 +131,19 @@ def shown(command: list[str]) -> str:
 
 
 def run_one(name: str, seed: int, budget: int, points: int, budgets: Budgets, threads: int, out: Path,
-            results: Results) -> None:  # fmt: skip
-    """Train one algorithm with one seed, then measure its snapshots; RuntimeError if the training fails."""
+            results: Results, resume: bool = False) -> None:  # fmt: skip
+    """Train one algorithm with one seed, then measure its snapshots; RuntimeError if the training fails.
+
+    With ``resume`` a run already in its folder goes on (or, finished, is only measured): its wall time adds
+    the seconds its last snapshot was taken at to this sitting's, and its memory is the peak of every sitting.
+    """
     algorithm = ALGORITHMS[name]
     job = Job(name, seed, budget, points, out / "runs" / name / f"seed{seed}")
-    shutil.rmtree(job.out, ignore_errors=True)
-    job.out.mkdir(parents=True)
-    command = algorithm.command(job)
-    print(f"{name} seed {seed}: training ({shown(command)}); its log, with a line at each snapshot: "
-          f"{job.out / 'train.log'}", flush=True)  # fmt: skip
-    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
-    measured = run_measured(command, job.out / "train.log", env)
-    if measured.returncode != 0:
-        raise RuntimeError(f"{name} seed {seed}: training failed (exit status {measured.returncode}); "
-                           f"see {job.out / 'train.log'}")  # fmt: skip
+    earlier = resume_point(job) if resume else None
+    if earlier is None:
+        shutil.rmtree(job.out, ignore_errors=True)
+        job.out.mkdir(parents=True)
+    measured = train_run(job, algorithm.command(job, resume=earlier is not None), threads, earlier)
     record = read_record(job.out)
     decisions = record["decisions"]
     tag = {"algorithm": name, "seed": seed}
@@ -143,7 +151,7 @@ def run_one(name: str, seed: int, budget: int, points: int, budgets: Budgets, th
         "api": algorithm.api, "opponents": algorithm.opponents, "changed": record["settings"]}  # fmt: skip
     results.runs.append({**tag, "budget": budget, "decisions": decisions, "seconds": round(measured.seconds, 1),
                          "decisions_per_s": round(decisions / measured.seconds, 1),
-                         "peak_mb": round(measured.peak_bytes / 2**20), "command": shown(command),
+                         "peak_mb": round(measured.peak_bytes / 2**20), "command": shown(algorithm.command(job)),
                          "final_spec": record["snapshots"][-1].spec})  # fmt: skip
     print(f"{name} seed {seed}: {decisions:,} decisions in {measured.seconds:.0f} s, "
           f"peak {measured.peak_bytes / 2**20:.0f} MB; evaluating", flush=True)  # fmt: skip
@@ -156,6 +164,50 @@ def run_one(name: str, seed: int, budget: int, points: int, budgets: Budgets, th
     br_out = job.out / "best_response"
     results.exploitability.append({**tag, **best_response_row(final, br_out, budgets, job.out / "best_response.log")})
     results.exploitability.append({**tag, **exploiter_row(final, budgets)})
+
+
+def resume_point(job: Job) -> dict | None:
+    """What a resumed run goes on from: its record and what its earlier sittings measured; None: start afresh.
+
+    ValueError when the folder holds another run, or a stopped run its algorithm cannot go on with.
+    """
+    if not (job.out / "run.json").is_file():
+        return None
+    record = read_record(job.out)
+    if record["job"]["budget"] != job.budget or record["job"]["points"] != job.points:
+        raise ValueError(f"{job.out}: a run of {record['job']['budget']:,} decisions in {record['job']['points']} "
+                         f"parts, not {job.budget:,} in {job.points}; --resume needs the settings it started with")  # fmt: skip
+    finished = record["snapshots"][-1].decisions >= job.budget
+    if not finished and not ALGORITHMS[job.algorithm].resumes:
+        raise ValueError(f"{job.out}: stopped at {record['snapshots'][-1].decisions:,} decisions; --resume: "
+                         f"{resume_refusal(job.algorithm)}")  # fmt: skip
+    sittings = job.out / SITTINGS
+    measured = json.loads(sittings.read_text(encoding="utf-8")) if sittings.is_file() else {}
+    if finished and "seconds" not in measured:
+        raise ValueError(f"{job.out}: finished, but what its training measured ({SITTINGS}) is missing")
+    return {"record": record, **measured}
+
+
+def train_run(job: Job, command: list[str], threads: int, earlier: dict | None) -> Measured:
+    """Run (or go on with) the training process of ``job``; its wall time and peak memory over every sitting."""
+    name, seed = job.algorithm, job.seed
+    if earlier is not None and earlier["record"]["snapshots"][-1].decisions >= job.budget:
+        print(f"{name} seed {seed}: finished earlier; measuring it again", flush=True)
+        return Measured(0, earlier["seconds"], earlier["peak_bytes"])
+    print(f"{name} seed {seed}: training ({shown(command)}); its log, with a line at each snapshot: "
+          f"{job.out / 'train.log'}", flush=True)  # fmt: skip
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    peak_file = job.out / PEAK
+    measured = run_measured(command, job.out / "train.log", env, peak_file=peak_file, append=earlier is not None)
+    if measured.returncode != 0:
+        raise RuntimeError(f"{name} seed {seed}: training failed (exit status {measured.returncode}); "
+                           f"see {job.out / 'train.log'}")  # fmt: skip
+    if earlier is not None:  # the earlier sittings' time up to the snapshot this one went on from
+        went_on_from = earlier["record"]["snapshots"][-1].seconds
+        measured = Measured(0, went_on_from + measured.seconds, measured.peak_bytes)
+    (job.out / SITTINGS).write_text(json.dumps({"seconds": measured.seconds, "peak_bytes": measured.peak_bytes}),
+                                    encoding="utf-8")  # fmt: skip
+    return measured
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name in names:
             for seed in seeds:
-                run_one(name, seed, budget, points, budgets, threads, args.out, results)
+                run_one(name, seed, budget, points, budgets, threads, args.out, results, args.resume)
                 write(results, args.out, quiet=True)  # a run stopped later keeps every finished run's rows
     except (RuntimeError, ValueError, EvaluationError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)

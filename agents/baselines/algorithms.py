@@ -27,12 +27,13 @@ class Algorithm:
     packages: tuple[str, ...]
     extra: str
     runner: str | None  # the module with train(job, recorder); None: the training layer's baseline_run
+    resumes: bool = False  # whether a stopped run can go on from its last snapshot (--resume)
 
-    def command(self, job: Job) -> list[str]:
+    def command(self, job: Job, resume: bool = False) -> list[str]:
         """The training process of ``job``: a fresh Python running this algorithm's module."""
         entry = "allfives_train.baseline_run" if self.runner is None else "agents.baselines.train"
         return [sys.executable, "-m", entry, self.name, "--seed", str(job.seed), "--budget", str(job.budget),
-                "--points", str(job.points), "--out", str(job.out)]  # fmt: skip
+                "--points", str(job.points), "--out", str(job.out), *(["--resume"] if resume else [])]  # fmt: skip
 
     def missing(self) -> list[str]:
         """The packages this algorithm needs that do not import (not installed, or broken)."""
@@ -67,6 +68,7 @@ ALGORITHMS: dict[str, Algorithm] = {
             ("ray", "torch"),
             "ray",
             "agents.baselines.rllib_ppo",
+            resumes=True,
         ),
         Algorithm(
             "dmc",
@@ -107,6 +109,13 @@ ALGORITHMS: dict[str, Algorithm] = {
             ("rlcard", "torch"),
             "baselines",
             "agents.baselines.nfsp",
+            resumes=True,
         ),
     )  # fmt: skip
 }
+
+
+def resume_refusal(name: str) -> str:
+    """Why the stopped run of ``name`` cannot go on, and which algorithms' runs can."""
+    can = ", ".join(a.name for a in ALGORITHMS.values() if a.resumes)
+    return f"{name} cannot go on from a snapshot; allowed: {can} (or start the run again without --resume)"

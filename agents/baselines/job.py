@@ -7,6 +7,11 @@ it. Each snapshot is an agent spec the harness can play (``sb3:PATH``,
 ``checkpoint:PATH``...), recorded with the decisions stepped and the seconds
 spent when it was taken. The run's record, ``run.json`` in its folder, is what
 the evaluation reads.
+
+A run of an algorithm whose module can resume (``RESUMES = True``) may be
+stopped and started again with ``--resume``: it goes on from its last
+snapshot, and its clock from the seconds that snapshot was taken at, so the
+work after that snapshot, lost with the stop, is neither kept nor counted.
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 RECORD = "run.json"
+
+
+class ResumeError(ValueError):
+    """A stopped run that cannot go on: the message names the file and what is wrong with it."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,32 @@ class Recorder:
     settings: dict = field(default_factory=dict)
     snapshots: list[Snapshot] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    resumed_at: list[int] = field(default_factory=list)  # the decisions each later sitting went on from
+
+    @classmethod
+    def resume(cls, job: Job, settings: dict | None = None) -> Recorder:
+        """The recorder of ``job``'s run, going on from the snapshots of its ``run.json`` (a fresh one if none).
+
+        ValueError if the record was made for another run (algorithm, seed, budget or points).
+        """
+        if not (job.out / RECORD).is_file():
+            return cls(job, settings=dict(settings or {}))
+        record = read_record(job.out)
+        asked = {k: v for k, v in asdict(job).items() if k != "out"}  # the folder may have moved
+        differ = ", ".join(f"{k} {record['job'].get(k)!r} (asked: {v!r})" for k, v in asked.items()
+                           if record["job"].get(k) != v)  # fmt: skip
+        if differ:
+            raise ValueError(f"{job.out / RECORD}: made for another run ({differ}); --resume goes on only with "
+                             "the algorithm, seed, budget and points it was started with")  # fmt: skip
+        last = record["snapshots"][-1]
+        return cls(job, settings=dict(settings or {}), snapshots=record["snapshots"],
+                   started=time.perf_counter() - last.seconds,
+                   resumed_at=[*record.get("resumed_at", []), last.decisions])  # fmt: skip
+
+    @property
+    def last(self) -> Snapshot | None:
+        """The latest snapshot: where a resumed run goes on from (None: the run starts afresh)."""
+        return self.snapshots[-1] if self.snapshots else None
 
     def due(self, decisions: int) -> bool:
         """Whether ``decisions`` has passed a mark that no snapshot covers yet."""
@@ -85,7 +120,7 @@ class Recorder:
     def write(self, decisions: int) -> Path:
         record = {"job": {**asdict(self.job), "out": str(self.job.out)}, "decisions": decisions,
                   "seconds": time.perf_counter() - self.started, "settings": self.settings,
-                  "snapshots": [asdict(s) for s in self.snapshots]}  # fmt: skip
+                  "snapshots": [asdict(s) for s in self.snapshots], "resumed_at": self.resumed_at}  # fmt: skip
         path = self.job.out / RECORD
         path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         return path
@@ -112,8 +147,9 @@ def read_record(folder: Path) -> dict:
     return record
 
 
-def read_job(argv: list[str] | None, prog: str, algorithms: list[str]) -> Job:
-    """The job a training process is started with: ``ALGORITHM --seed S --budget B --points P --out DIR``."""
+def read_job(argv: list[str] | None, prog: str, algorithms: list[str]) -> tuple[Job, bool]:
+    """The job a training process is started with, ``ALGORITHM --seed S --budget B --points P --out DIR``, and
+    whether to go on from the run already in ``DIR`` (``--resume``)."""
     import argparse
 
     p = argparse.ArgumentParser(prog=prog, description="Train one baseline algorithm, leaving snapshots and run.json.")
@@ -122,8 +158,9 @@ def read_job(argv: list[str] | None, prog: str, algorithms: list[str]) -> Job:
     p.add_argument("--budget", type=int, required=True, help="environment decisions to train on")
     p.add_argument("--points", type=int, required=True, help="snapshots, at equal parts of the budget")
     p.add_argument("--out", type=Path, required=True, help="the run's folder")
+    p.add_argument("--resume", action="store_true", help="go on from the last snapshot of the run in --out")
     args = p.parse_args(argv)
     if args.budget < 1 or args.points < 1 or args.seed < 0:
         p.error("--budget and --points must be positive whole numbers, --seed a whole number >= 0")
     args.out.mkdir(parents=True, exist_ok=True)
-    return Job(args.algorithm, args.seed, args.budget, args.points, args.out)
+    return Job(args.algorithm, args.seed, args.budget, args.points, args.out), args.resume

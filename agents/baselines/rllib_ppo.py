@@ -8,6 +8,11 @@ documented way to run RLlib (docs/ray.md). PPO's own defaults otherwise
 two hidden layers of 256). A decision is one env step of either seat, as
 RLlib counts ``num_env_steps_sampled_lifetime``.
 
+Each snapshot is the whole algorithm (``Algorithm.save_to_path``), so a
+stopped run resumes (``--resume``) from its last one: the weights, the
+optimizer and the step counters go on; the env runner's random stream starts
+again from the seed.
+
 Torch runs on one thread in the driver, which samples (a forward pass a
 step) and learns (minibatches of 128): with networks this small, on two
 threads it ran several times slower when other runs shared the cores (on
@@ -61,6 +66,9 @@ def train(job: Job, recorder: Recorder, reward: str = "win_loss") -> int:
     algo = build_config(job.seed, reward).build_algo()
     steps = 0
     try:
+        if recorder.last is not None:
+            algo.restore_from_path(str(recorder.path(recorder.last.decisions).resolve()))
+            steps = recorder.last.decisions
         while not recorder.finished(steps):
             steps = int(algo.train()[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
             if recorder.due(steps) or recorder.finished(steps):
