@@ -8,7 +8,7 @@ it. Each snapshot is an agent spec the harness can play (``sb3:PATH``,
 spent when it was taken. The run's record, ``run.json`` in its folder, is what
 the evaluation reads.
 
-A run of an algorithm whose module can resume (``RESUMES = True``) may be
+A run of an algorithm that can resume (``Algorithm.resumes``) may be
 stopped and started again with ``--resume``: it goes on from its last
 snapshot, and its clock from the seconds that snapshot was taken at, so the
 work after that snapshot, lost with the stop, is neither kept nor counted.
