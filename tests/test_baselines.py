@@ -526,6 +526,13 @@ def test_a_stopped_rllib_run_goes_on_from_its_last_snapshot(tmp_path, monkeypatc
     resumed = Recorder.resume(job)
     assert runner.train(job, resumed) == 8000
     assert len(updates) == 1 and [s.decisions for s in resumed.snapshots] == [4000, 8000]
+    kept = sorted(
+        p.relative_to(tmp_path / "snapshots" / "0000004000")
+        for p in (tmp_path / "snapshots" / "0000004000").rglob("*")
+        if p.is_file()
+    )
+    assert kept and all(p.parts[:4] == ("learner_group", "learner", "rl_module", "shared") for p in kept)
+    assert (tmp_path / "snapshots" / "0000008000" / "learner_group" / "learner" / "state.pkl").is_file()
 
 
 def test_resuming_is_refused_for_another_run_or_an_algorithm_that_cannot(tmp_path, capsys):

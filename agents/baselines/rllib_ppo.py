@@ -8,10 +8,11 @@ documented way to run RLlib (docs/ray.md). PPO's own defaults otherwise
 two hidden layers of 256). A decision is one env step of either seat, as
 RLlib counts ``num_env_steps_sampled_lifetime``.
 
-Each snapshot is the whole algorithm (``Algorithm.save_to_path``), so a
-stopped run resumes (``--resume``) from its last one: the weights, the
+Each snapshot is saved as the whole algorithm (``Algorithm.save_to_path``),
+so a stopped run resumes (``--resume``) from its last one: the weights, the
 optimizer and the step counters go on; the env runner's random stream starts
-again from the seed.
+again from the seed. Once a newer one is saved, an older snapshot keeps its
+RL module only (what ``rllib:PATH`` plays; a third of the size).
 
 Torch runs on one thread in the driver, which samples (a forward pass a
 step) and learns (minibatches of 128): with networks this small, on two
@@ -21,6 +22,8 @@ the 2-core machine, beside a DMC run: 177 decisions a second on one thread,
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import ray
 import torch
@@ -60,6 +63,15 @@ def build_config(seed: int, reward: str = "win_loss") -> PPOConfig:
     )
 
 
+def keep_module_only(snapshot: Path) -> None:
+    """Delete all of an algorithm checkpoint but its RL module (the learner's, where ``rllib:PATH`` finds it)."""
+    module = snapshot / "learner_group" / "learner" / "rl_module" / SHARED
+    for path in sorted(snapshot.rglob("*"), reverse=True):  # files before the folders that hold them
+        if path == module or module in path.parents or path in module.parents:
+            continue
+        path.rmdir() if path.is_dir() else path.unlink()
+
+
 def train(job: Job, recorder: Recorder, reward: str = "win_loss") -> int:
     torch.set_num_threads(1)
     ray.init(include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
@@ -75,6 +87,9 @@ def train(job: Job, recorder: Recorder, reward: str = "win_loss") -> int:
                 path = recorder.path(steps)
                 algo.save_to_path(str(path.resolve()))
                 recorder.save(steps, f"rllib:{path}")  # as given: a relative --out keeps the results movable
+                for older in path.parent.iterdir():
+                    if older.name < path.name:
+                        keep_module_only(older)
     finally:
         algo.stop()
         ray.shutdown()
