@@ -533,6 +533,8 @@ def test_a_stopped_rllib_run_goes_on_from_its_last_snapshot(tmp_path, monkeypatc
     )
     assert kept and all(p.parts[:4] == ("learner_group", "learner", "rl_module", "shared") for p in kept)
     assert (tmp_path / "snapshots" / "0000008000" / "learner_group" / "learner" / "state.pkl").is_file()
+    last = [p for p in (tmp_path / "snapshots" / "0000008000").rglob("*") if p.is_file()]
+    assert not [p for p in last if str(ROOT).encode() in p.read_bytes()]  # no code pickled with this checkout's path
 
 
 def test_resuming_is_refused_for_another_run_or_an_algorithm_that_cannot(tmp_path, capsys):

@@ -48,6 +48,11 @@ SETTINGS = {
 }
 
 
+def shared_policy(agent_id: str, episode: object, **kwargs: object) -> str:
+    """Both seats play the one policy. A module-level function, so checkpoints pickle it by name, not its code."""
+    return SHARED
+
+
 def build_config(seed: int, reward: str = "win_loss") -> PPOConfig:
     """The baseline's PPO; ``reward`` is the environment's (the baselines keep its default, ``win_loss``)."""
     register_env(ENV_NAME, rllib_env)
@@ -57,7 +62,7 @@ def build_config(seed: int, reward: str = "win_loss") -> PPOConfig:
         .environment(ENV_NAME, env_config={"auto_forced": True, "reward": reward}, disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=0)
-        .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent_id, episode, **kwargs: SHARED)
+        .multi_agent(policies={SHARED}, policy_mapping_fn=shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module}))
         .debugging(seed=seed)
     )
