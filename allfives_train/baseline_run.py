@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     job, resume = read_job(argv, "python -m allfives_train.baseline_run", ["ppo"])
     overrides = [o.format(budget=job.budget, seed=job.seed) for o in OVERRIDES]
     try:
-        recorder = open_run(job, resume, {"overrides": overrides})  # a stopped run is refused: it starts afresh
+        recorder = open_run(job, resume, {"overrides": overrides})  # it keeps no training state to go on from
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
