@@ -185,13 +185,13 @@ def resume_point(job: Job) -> dict | None:
     measured = json.loads(sittings.read_text(encoding="utf-8")) if sittings.is_file() else {}
     if finished and "seconds" not in measured:
         raise ValueError(f"{job.out}: finished, but what its training measured ({SITTINGS}) is missing")
-    return {"record": record, **measured}
+    return {"record": record, "finished": finished, **measured}
 
 
 def train_run(job: Job, command: list[str], threads: int, earlier: dict | None) -> Measured:
     """Run (or go on with) the training process of ``job``; its wall time and peak memory over every sitting."""
     name, seed = job.algorithm, job.seed
-    if earlier is not None and earlier["record"]["snapshots"][-1].decisions >= job.budget:
+    if earlier is not None and earlier["finished"]:
         print(f"{name} seed {seed}: finished earlier; measuring it again", flush=True)
         return Measured(0, earlier["seconds"], earlier["peak_bytes"])
     print(f"{name} seed {seed}: training ({shown(command)}); its log, with a line at each snapshot: "

@@ -88,7 +88,7 @@ class Recorder:
 
     def due(self, decisions: int) -> bool:
         """Whether ``decisions`` has passed a mark that no snapshot covers yet."""
-        covered = self.snapshots[-1].decisions if self.snapshots else 0
+        covered = self.last.decisions if self.last else 0
         return any(covered < mark <= decisions for mark in self.job.marks())
 
     def finished(self, decisions: int) -> bool:
