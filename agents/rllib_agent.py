@@ -29,6 +29,11 @@ from .base import Agent
 SHARED = "shared"
 
 
+def shared_policy(agent_id: str, episode: object, **kwargs: object) -> str:
+    """RLlib's policy mapping: every seat plays ``shared``. Module-level, so checkpoints pickle it by name."""
+    return SHARED
+
+
 def module_dir(path: str | os.PathLike, module_id: str = SHARED) -> Path:
     """The folder of one RL module inside an algorithm checkpoint (or ``path`` itself if it is one)."""
     path = Path(path)

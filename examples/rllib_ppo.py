@@ -27,7 +27,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.tune.registry import register_env
 
 from agents.evaluate import evaluate
-from agents.rllib_agent import SHARED
+from agents.rllib_agent import SHARED, shared_policy
 from agents.rllib_env import rllib_env
 from agents.rllib_module import MaskedPPOModule
 from allfives_env.core import make_rules
@@ -46,7 +46,7 @@ def build_config(players: int, batch: int, minibatch: int, epochs: int, hidden: 
         .environment(ENV_NAME, env_config={"num_players": players}, disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
-        .multi_agent(policies={SHARED}, policy_mapping_fn=lambda agent_id, episode, **kwargs: SHARED)
+        .multi_agent(policies={SHARED}, policy_mapping_fn=shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED: module}))
         .training(train_batch_size_per_learner=batch, minibatch_size=minibatch, num_epochs=epochs, lr=3e-4)
         .debugging(seed=seed)

@@ -63,6 +63,12 @@ def test_one_ppo_iteration_trains_the_shared_module(checkpoint):
     assert all(-1.0 <= value <= 1.0 for value in returns.values())
 
 
+def test_the_checkpoint_holds_no_path_of_the_checkout(checkpoint):
+    path, _ = checkpoint
+    checkout = str(EXAMPLE.parent.parent).encode()  # a policy mapping pickled by value would carry its file's path
+    assert not [file for file in Path(path).rglob("*") if file.is_file() and checkout in file.read_bytes()]
+
+
 def test_the_checkpoint_plays_legal_moves_through_the_harness(checkpoint):
     path, _ = checkpoint
     result = evaluate([f"rllib:{path}", "random", "random"], 1, num_players=3, seed=1, workers=1, progress=False)

@@ -33,7 +33,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 from ray.tune.registry import register_env
 
-from ..rllib_agent import SHARED
+from ..rllib_agent import SHARED, shared_policy
 from ..rllib_env import rllib_env
 from ..rllib_module import MaskedPPOModule
 from .job import Job, Recorder
@@ -46,11 +46,6 @@ SETTINGS = {
     "num_env_runners": "0: sampling in the driver, as examples/rllib_ppo.py does on two cores",
     "torch threads": "1 in the driver",
 }
-
-
-def shared_policy(agent_id: str, episode: object, **kwargs: object) -> str:
-    """Both seats play the one policy. A module-level function, so checkpoints pickle it by name, not its code."""
-    return SHARED
 
 
 def build_config(seed: int, reward: str = "win_loss") -> PPOConfig:
