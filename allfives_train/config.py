@@ -143,7 +143,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "int", 2, 1, 256, help="processes that play the matches (this one included); one per core"
         ),
         "epochs": number("int", 1, 1, 1000),
-        "minibatch": number("int", 2048, 1, 10_000_000),
+        "minibatch": number("int", 1024, 1, 10_000_000),
         "lr": number("float", 5e-4, 0, 1, open_low=True, help="Adam step size at the start"),
         "lr_end": number("float", 0.0, 0, 1, help="step size reached at total_steps (linear)"),
         "gamma": number("float", 0.99, 0, 1),
