@@ -195,6 +195,10 @@ class NumpyActor:
         self.wa = p["action_in.weight"].T * feature_scale[:, None]
         self.wh, self.bh = p["head.1.weight"].T, p["head.1.bias"]
         self.wo, self.bo = p["score.weight"][0], p["score.bias"][0]
+        # Batches (the policy's play-outs) run in float32, the precision the network was trained in: about twice
+        # as fast, and the same favourites but where two actions' scores tie to within float32's rounding.
+        names = ("w1", "b1", "w2", "b2", "ws", "bs", "wa", "wh", "bh", "wo", "bo")
+        self.batch = {name: getattr(self, name).astype(np.float32) for name in names}
 
     def logits(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Logits [L] of one decision: its observation [192] and the feature rows [L, K] of its legal actions."""
@@ -210,11 +214,12 @@ class NumpyActor:
         legal = masks.astype(bool)
         width = legal.sum(1)
         table, action = np.nonzero(legal)  # by table, then by action id
-        h = np.maximum(observations @ self.w1 + self.b1, 0.0)
-        h = np.maximum(h @ self.w2 + self.b2, 0.0)
-        z = np.maximum((h @ self.ws + self.bs)[table] + features[table, action] @ self.wa, 0.0)
-        z = np.maximum(z @ self.wh + self.bh, 0.0)
+        w = self.batch
+        h = np.maximum(observations @ w["w1"] + w["b1"], 0.0)
+        h = np.maximum(h @ w["w2"] + w["b2"], 0.0)
+        z = np.maximum((h @ w["ws"] + w["bs"])[table] + features[table, action] @ w["wa"], 0.0)
+        z = np.maximum(z @ w["wh"] + w["bh"], 0.0)
         first = np.cumsum(width) - width
-        scores = np.full((len(width), int(width.max())), -np.inf)
-        scores[table, np.arange(len(table)) - first[table]] = z @ self.wo + self.bo
+        scores = np.full((len(width), int(width.max())), -np.inf, dtype=np.float32)
+        scores[table, np.arange(len(table)) - first[table]] = z @ w["wo"] + w["bo"]
         return action[first + scores.argmax(1)]
