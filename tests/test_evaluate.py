@@ -119,6 +119,59 @@ def test_two_teams_in_partnerships_swap_sides_in_two_rotations():
     assert four.rotations == 4 and four.entries_at_seats(1) == (3, 0, 1, 2)
 
 
+def followers(seating) -> dict[tuple[int, int], int]:
+    """How often entry b sits right after entry a (the next seat), over every seating."""
+    counts: dict[tuple[int, int], int] = {}
+    for r in range(seating.rotations):
+        seats = seating.entries_at_seats(r)
+        for seat, entry in enumerate(seats):
+            pair = (entry, seats[(seat + 1) % len(seats)])
+            counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def test_all_seatings_put_each_entry_after_each_other_as_often():
+    rules = make_rules("fives", 3)
+    rotations, every = seat_lineup(3, rules), seat_lineup(3, rules, seatings="all")
+    assert followers(rotations) == {(0, 1): 3, (1, 2): 3, (2, 0): 3}  # the cyclic order never changes
+    assert every.rotations == 6 and len({every.entries_at_seats(r) for r in range(6)}) == 6
+    assert [every.entries_at_seats(r) for r in range(3)] == [rotations.entries_at_seats(r) for r in range(3)]
+    assert followers(every) == {(a, b): 3 for a in range(3) for b in range(3) if a != b}
+    assert seat_lineup(4, make_rules("fives", 4, False), seatings="all").rotations == 24
+
+
+def test_all_seatings_in_partnerships_keep_partners_opposite():
+    rules = make_rules("pagat", 4)
+    four = seat_lineup(4, rules, seatings="all")
+    assert four.rotations == 8
+    for r in range(8):
+        seats = four.entries_at_seats(r)
+        assert all(seats[s] % 2 == seats[s + 2] % 2 for s in (0, 1))  # entries 0, 2 and 1, 3 are partners
+    assert followers(four) == {(a, b): 4 for a in range(4) for b in range(4) if a % 2 != b % 2}
+    assert seat_lineup(2, rules, seatings="all").rotations == 2  # both partners play one entry: nothing to add
+    assert seat_lineup(2, make_rules("pagat", 2), seatings="all").rotations == 2
+
+
+def test_an_unknown_seating_is_refused():
+    with pytest.raises(ValueError, match="seatings='some' is not allowed; allowed: 'rotations', 'all'"):
+        run(["eager", "random"], seatings="some")
+
+
+def test_all_seatings_add_seat_orders_to_the_rotations_games():
+    lineup = ["eager", "random", "random"]
+    rotations = run(lineup, 2, num_players=3)
+    every = run(lineup, 2, num_players=3, seatings="all")
+    assert "2 duplicate matches x 6 seat orders = 12 games" in every.title()
+    assert "x 3 seat rotations = 6 games" in rotations.title()
+    for k in range(2):
+        games = [g for g in every.games if g.match == k]
+        assert [g.rotation for g in games] == list(range(6))
+        assert {g.match_seed for g in games} == {match_seed(0, k)}
+        assert [g.seat_entries for g in games] == [every.seating.entries_at_seats(r) for r in range(6)]
+        same = [without_timing(g) for g in rotations.games if g.match == k]
+        assert [without_timing(g) for g in games[:3]] == same
+
+
 @pytest.mark.parametrize(
     ("size", "rules"), [(3, ("pagat", 4)), (2, ("pagat", 3)), (3, ("fives", 2)), (1, ("pagat", 2))]
 )
@@ -314,6 +367,23 @@ def test_command_line_prints_the_table_and_writes_the_files(tmp_path, capsys):
     assert " ".join(str(s) for s in replay(record).summary()["scores"]) == games[5]["scores"]
 
 
+def test_command_line_plays_every_seat_order(capsys):
+    argv = ["eager", "random", "random", "--players", "3", "--seatings", "all", "--matches", "1", "--target", "60"]
+    assert main([*argv, "--workers", "1", "--no-progress"], agent_factory=factory) == 0
+    printed = capsys.readouterr()
+    assert "1 duplicate matches x 6 seat orders = 6 games" in printed.out and "| eager | 6 |" in printed.out
+    assert "note:" not in printed.err
+
+
+def test_command_line_warns_that_rotations_fix_who_follows_whom(capsys):
+    argv = ["eager", "random", "slow", "--players", "3", "--matches", "1", "--target", "60", "--workers", "1"]
+    assert main([*argv, "--no-progress"], agent_factory=factory) == 0
+    printed = capsys.readouterr()
+    assert "x 3 seat rotations = 3 games" in printed.out and "--seatings all plays every seat order" in printed.err
+    assert main([*argv[:2], "random", *argv[3:], "--no-progress"], agent_factory=factory) == 0
+    assert "note:" not in capsys.readouterr().err  # two of the three are the same bot: nothing to warn about
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -323,6 +393,7 @@ def test_command_line_prints_the_table_and_writes_the_files(tmp_path, capsys):
         ["eager", "random", "--players", "3", "--partnerships"],
         ["eager", "random", "--rules", "chess"],
         ["eager", "random", "--matches", "many"],
+        ["eager", "random", "--seatings", "some"],
     ],
 )
 def test_command_line_bad_arguments_exit_2(argv, capsys):

@@ -4,12 +4,13 @@
 
 Units. A *game* is one match of All Fives played to the target. A *duplicate
 match* is played once under every seat rotation of the line-up, on the same
-deals, so the luck of the deal cancels; ``matches`` counts duplicate
-matches, so ``games = matches * rotations``.
+deals, so the luck of the deal cancels (or, with ``seatings="all"``, under
+every seat order); ``matches`` counts duplicate matches, so
+``games = matches * rotations``.
 
 One module per job:
 
-- :mod:`.seating`: match seeds, and which entry sits in which seat under each rotation;
+- :mod:`.seating`: match seeds, and which entry sits in which seat under each rotation or seat order;
 - :mod:`.games`: one runner plays the games of a match and checks every action;
 - :mod:`.pool`: where the matches are played (this process, worker processes, or a pluggable backend);
 - :mod:`.stats`: Wilson and normal intervals, per-entry statistics and ratings;

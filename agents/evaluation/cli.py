@@ -17,7 +17,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m agents.evaluate",
         description="Play duplicate matches between agents and print a results table (Markdown).",
         epilog="Seating: without partnerships give one agent per seat; with four-seat partnerships give two "
-        "(one per team) or four (in seat order). Every duplicate match is played under each seat rotation.",
+        "(one per team) or four (in seat order). Every duplicate match is played under each seat rotation, or with "
+        "--seatings all under every seat order.",
     )
     parser.add_argument("lineup", nargs="+", metavar="AGENT", help="agent specs: random, greedy, heuristic, search...")
     parser.add_argument("--matches", type=int, default=100, help="duplicate matches to play (default 100)")
@@ -27,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", type=int, default=None, help="points to win (default: the rule set's)")
     parser.add_argument("--opening", default=None, choices=["winners_choice", "descending"], help="fives only")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seatings", default="rotations", choices=["rotations", "all"],
+                        help="seat orders each duplicate match is played under: the line-up's rotations (default), "
+                        "or all of them, so that each agent follows each other as often (3 or more seats)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=2, help="worker processes (1: play in this process)")
     parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                         help="play the matches as Ray tasks on a cluster (ADDRESS: 'auto', HOST:PORT or ray://...; "
@@ -60,6 +64,7 @@ def main(
             target=args.target,
             opening=args.opening,
             seed=args.seed,
+            seatings=args.seatings,
             workers=args.workers,
             records_dir=records,
             progress=not args.no_progress,
@@ -76,6 +81,12 @@ def main(
         print("interrupted", file=sys.stderr)
         return 130
     print(result.markdown(), end="")
+    if args.seatings == "rotations" and len(set(args.lineup)) >= 3:
+        print(
+            "note: under rotations each agent always plays right after the same other agent, which can move the "
+            "results by many points; --seatings all plays every seat order",
+            file=sys.stderr,
+        )
     if args.out:
         paths = result.write(args.out)
         if records:

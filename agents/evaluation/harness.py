@@ -25,6 +25,7 @@ def evaluate(
     target: int | None = None,
     opening: str | None = None,
     seed: int = 0,
+    seatings: str = "rotations",
     workers: int = 2,
     records_dir: str | None = None,
     progress: bool = True,
@@ -35,7 +36,10 @@ def evaluate(
 
     ``lineup`` holds agent specs for ``agents.registry.make_agent`` (or for
     ``agent_factory(spec, seed)``, which must be picklable when
-    ``workers > 1``). ``workers=1`` plays in this process. ``records_dir``,
+    ``workers > 1``). ``seatings="all"`` plays each duplicate match under
+    every distinct seat order rather than the line-up's rotations alone (at
+    three or more seats, who follows whom matters; see :mod:`.seating`).
+    ``workers=1`` plays in this process. ``records_dir``,
     if given, receives one game record per game. ``backend`` replaces the
     process pool (see :mod:`agents.evaluation.pool`). Raises ValueError for
     bad arguments, EvaluationError if an agent misbehaves.
@@ -49,7 +53,7 @@ def evaluate(
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed={seed!r} is not allowed; allowed: a whole number")
     table = make_rules(rules, num_players, partnerships, target, opening)
-    seating = seat_lineup(len(lineup), table)
+    seating = seat_lineup(len(lineup), table, seatings)
     factory = agent_factory or default_agent_factory
     for i, spec in enumerate(lineup):  # fail early and clearly on a bad name
         try:

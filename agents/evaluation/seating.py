@@ -16,16 +16,29 @@ seat (j + r) mod n, for r = 0 .. rotations - 1, where rotations is the
 number of distinct seatings: n for one entry per seat (each entry plays
 every seat once), 2 for two teams at four seats (rotation 1 swaps the teams'
 seats; rotating by 2 would repeat rotation 0).
+
+Rotations keep the line-up's cyclic order: at three seats, entry 1 always
+plays right after entry 0, on the ends entry 0 leaves. At three or more
+seats that order moves results by many points (a bot that follows a strong
+one fares worse than one that precedes it), so ``seatings="all"`` plays every
+distinct seat order instead: the rotations first, then the other orders
+(6 at three seats, 24 at four without partnerships, 8 for four entries in
+partnerships, where partners always sit opposite). Each entry then sits
+right after each other entry equally often.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 from allfives_env.core import Rules
 
 from ..seeding import derive_seed
+
+#: The seatings a duplicate match is played under: the line-up's rotations, or every distinct seat order.
+SEATINGS = ("rotations", "all")
 
 
 def match_seed(seed: int, match: int) -> int:
@@ -35,23 +48,33 @@ def match_seed(seed: int, match: int) -> int:
 
 @dataclass(frozen=True)
 class Seating:
-    """Where a line-up sits: ``pattern[j]`` is the entry in line-up slot j; rotation r puts slot j in seat (j + r) % n."""
+    """Where a line-up sits: ``pattern[j]`` is the entry in line-up slot j; seating r puts slot j in seat
+    ``orders[r][j]`` (seating r is rotation r for the first rotations)."""
 
     pattern: tuple[int, ...]
-    rotations: int
+    orders: tuple[tuple[int, ...], ...]
+
+    @property
+    def rotations(self) -> int:
+        """How many seatings each duplicate match is played under (its games)."""
+        return len(self.orders)
 
     def entries_at_seats(self, rotation: int) -> tuple[int, ...]:
-        """The entry in each seat under ``rotation``."""
-        n = len(self.pattern)
-        return tuple(self.pattern[(seat - rotation) % n] for seat in range(n))
+        """The entry in each seat under seating ``rotation``."""
+        seats = [0] * len(self.pattern)
+        for slot, seat in enumerate(self.orders[rotation]):
+            seats[seat] = self.pattern[slot]
+        return tuple(seats)
 
     def seat_of_slot(self, slot: int, rotation: int) -> int:
-        """The seat line-up slot ``slot`` takes under ``rotation``."""
-        return (slot + rotation) % len(self.pattern)
+        """The seat line-up slot ``slot`` takes under seating ``rotation``."""
+        return self.orders[rotation][slot]
 
 
-def seat_lineup(size: int, rules: Rules) -> Seating:
+def seat_lineup(size: int, rules: Rules, seatings: str = "rotations") -> Seating:
     """The seating of a line-up of ``size`` entries; ValueError if the size does not fit the table."""
+    if seatings not in SEATINGS:
+        raise ValueError(f"seatings={seatings!r} is not allowed; allowed: {', '.join(map(repr, SEATINGS))}")
     n = rules.num_players
     if rules.partnerships:
         if size == 2:
@@ -70,7 +93,19 @@ def seat_lineup(size: int, rules: Rules) -> Seating:
             f"a line-up of {size} agents does not fit {n} seats without partnerships; give {n} (one per seat)"
         )
     period = next(p for p in range(1, n + 1) if all(pattern[j] == pattern[(j + p) % n] for j in range(n)))
-    return Seating(pattern, period)
+    orders = [tuple((j + r) % n for j in range(n)) for r in range(period)]
+    if seatings == "all":
+        seen = {_entries(pattern, order) for order in orders}
+        for order in permutations(range(n)):
+            partners_opposite = not rules.partnerships or all(order[j + 2] == (order[j] + 2) % n for j in (0, 1))
+            if partners_opposite and _entries(pattern, order) not in seen:
+                seen.add(_entries(pattern, order))
+                orders.append(order)
+    return Seating(pattern, tuple(orders))
+
+
+def _entries(pattern: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    return Seating(pattern, (order,)).entries_at_seats(0)
 
 
 def entry_labels(lineup: Sequence[str]) -> list[str]:
