@@ -19,12 +19,12 @@ seats; rotating by 2 would repeat rotation 0).
 
 Rotations keep the line-up's cyclic order: at three seats, entry 1 always
 plays right after entry 0, on the ends entry 0 leaves. At three or more
-seats that order moves results by many points (a bot that follows a strong
-one fares worse than one that precedes it), so ``seatings="all"`` plays every
+seats that order moves results by many points (an agent seated right after
+a weak one plays on the ends it leaves), so ``seatings="all"`` plays every
 distinct seat order instead: the rotations first, then the other orders
 (6 at three seats, 24 at four without partnerships, 8 for four entries in
 partnerships, where partners always sit opposite). Each entry then sits
-right after each other entry equally often.
+right after each other entry (each opponent, in partnerships) equally often.
 """
 
 from __future__ import annotations
