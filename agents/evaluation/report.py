@@ -40,17 +40,11 @@ class EvaluationResult:
         setup = f"{r.rules}, {r.num_players} players{', partnerships' if r.partnerships else ''}, target {r.target}"
         if r.opening:
             setup += f", opening {r.opening}"
+        seatings = "seat rotations" if self.seating is None or self.seating.only_rotations else "seat orders"
         return (
             f"Duplicate evaluation: {' vs '.join(self.lineup)} ({setup}); {self.matches} duplicate matches x "
-            f"{self.rotations} {self._seatings()} = {len(self.games)} games; seed {self.seed}"
+            f"{self.rotations} {seatings} = {len(self.games)} games; seed {self.seed}"
         )
-
-    def _seatings(self) -> str:
-        n = self.rules.num_players
-        cyclic = self.seating is None or all(
-            order == tuple((j + r) % n for j in range(n)) for r, order in enumerate(self.seating.orders)
-        )
-        return "seat rotations" if cyclic else "seat orders"
 
     def markdown(self) -> str:
         """The results table as Markdown, with a one-line title."""

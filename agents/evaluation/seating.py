@@ -59,12 +59,15 @@ class Seating:
         """How many seatings each duplicate match is played under (its games)."""
         return len(self.orders)
 
+    @property
+    def only_rotations(self) -> bool:
+        """Whether the seatings are the line-up's rotations and nothing more."""
+        n = len(self.pattern)
+        return all(order == _rotation(r, n) for r, order in enumerate(self.orders))
+
     def entries_at_seats(self, rotation: int) -> tuple[int, ...]:
         """The entry in each seat under seating ``rotation``."""
-        seats = [0] * len(self.pattern)
-        for slot, seat in enumerate(self.orders[rotation]):
-            seats[seat] = self.pattern[slot]
-        return tuple(seats)
+        return _entries(self.pattern, self.orders[rotation])
 
     def seat_of_slot(self, slot: int, rotation: int) -> int:
         """The seat line-up slot ``slot`` takes under seating ``rotation``."""
@@ -93,19 +96,29 @@ def seat_lineup(size: int, rules: Rules, seatings: str = "rotations") -> Seating
             f"a line-up of {size} agents does not fit {n} seats without partnerships; give {n} (one per seat)"
         )
     period = next(p for p in range(1, n + 1) if all(pattern[j] == pattern[(j + p) % n] for j in range(n)))
-    orders = [tuple((j + r) % n for j in range(n)) for r in range(period)]
+    orders = [_rotation(r, n) for r in range(period)]
     if seatings == "all":
         seen = {_entries(pattern, order) for order in orders}
         for order in permutations(range(n)):
             partners_opposite = not rules.partnerships or all(order[j + 2] == (order[j] + 2) % n for j in (0, 1))
-            if partners_opposite and _entries(pattern, order) not in seen:
-                seen.add(_entries(pattern, order))
+            seats = _entries(pattern, order)
+            if partners_opposite and seats not in seen:
+                seen.add(seats)
                 orders.append(order)
     return Seating(pattern, tuple(orders))
 
 
+def _rotation(r: int, n: int) -> tuple[int, ...]:
+    """The seat of each slot under rotation ``r`` of ``n`` seats."""
+    return tuple((j + r) % n for j in range(n))
+
+
 def _entries(pattern: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
-    return Seating(pattern, (order,)).entries_at_seats(0)
+    """The entry in each seat when slot j sits in seat ``order[j]``."""
+    seats = [0] * len(pattern)
+    for slot, seat in enumerate(order):
+        seats[seat] = pattern[slot]
+    return tuple(seats)
 
 
 def entry_labels(lineup: Sequence[str]) -> list[str]:
