@@ -92,6 +92,7 @@ RESEARCH = {
     "policy_iteration.py",
     "exploiter_reading.py",
     "baseline_reward.py",
+    "finetune.py",
 }
 
 
