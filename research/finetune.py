@@ -27,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from agents.policy_net import net_from_checkpoint, read_checkpoint
+from agents.policy_net import CheckpointError, net_from_checkpoint, read_checkpoint
 from agents.registry import make_agent
 from allfives_env.help_text import plain_help
 from allfives_train.config import load_config
@@ -89,8 +89,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not 0 <= args.share <= 1:
         parser.error(f"--share {args.share} is not allowed; allowed: 0 to 1")
-    make_agent(args.opponent, 0)  # a bad spec fails here, before any training
-    start = read_checkpoint(args.start)
+    try:
+        make_agent(args.opponent, 0)  # a bad spec fails here, before any training
+        start = read_checkpoint(args.start)
+    except (ValueError, CheckpointError) as error:
+        parser.error(str(error))
     out = Path(args.out)
     cfg = load_config(
         None,

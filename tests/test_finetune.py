@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
 import torch
 
 from agents.policy_net import net_from_checkpoint, read_checkpoint
@@ -60,3 +61,13 @@ def test_the_critic_learns_alone_from_the_sharpened_start(tmp_path):
         assert (trainer.steps, trainer.iteration, trainer.pool) == (0, 0, [])
     finally:
         trainer.close()
+
+
+def test_bad_input_is_refused_before_any_training(tmp_path, capsys):
+    script = _script()
+    for argv, said in ((["--share", "2"], "allowed: 0 to 1"), (["--opponent", "nosuch"], "unknown agent spec"),
+                       (["--start", str(ROOT / "README.md")], "cannot be read")):  # fmt: skip
+        with pytest.raises(SystemExit):
+            script.main([*argv, "--out", str(tmp_path / "ft")])
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "ft").exists()
