@@ -10,6 +10,7 @@ from ..factory import AgentFactory
 from .games import EvaluationError
 from .harness import evaluate
 from .pool import MatchMap
+from .seating import SEATINGS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", type=int, default=None, help="points to win (default: the rule set's)")
     parser.add_argument("--opening", default=None, choices=["winners_choice", "descending"], help="fives only")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--seatings", default="rotations", choices=["rotations", "all"],
+    parser.add_argument("--seatings", default="rotations", choices=SEATINGS,
                         help="seat orders each duplicate match is played under: the line-up's rotations (default), "
                         "or all of them, so that each agent follows each other as often (3 or more seats)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=2, help="worker processes (1: play in this process)")
