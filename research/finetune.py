@@ -23,6 +23,7 @@ The policy lands in ``--out`` as ``policy.pt``, for ``checkpoint:PATH``
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import torch
@@ -102,10 +103,7 @@ def main(argv: list[str] | None = None) -> None:
             f"run.dir={out.parent}",
             f"run.seed={args.seed}",
             f"run.max_minutes={args.minutes}",
-            f"game.rules={start['rules']['rules']}",
-            f"game.num_players={start['rules']['num_players']}",
-            f"game.partnerships={str(start['rules']['partnerships']).lower()}",
-            f"game.target={start['rules']['target']}",
+            *(f"game.{key}={json.dumps(value)}" for key, value in start["rules"].items()),  # its table, opening too
             f"model.hidden={start['model']['hidden']}",
             f"model.action_hidden={start['model']['action_hidden']}",
             "imitation.teacher=null",
