@@ -25,8 +25,8 @@ from .base import Agent
 from .policy_net import NumpyActor, net_from_checkpoint, read_checkpoint
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-#: The checkpoint shipped with the package (two-player pagat): configs/strong.yaml, the default recipe and then three
-#: rounds of expert iteration.
+#: The checkpoint shipped with the package (two-player pagat): configs/strong.yaml, the default recipe with a wider
+#: network and more labels.
 DEFAULT_CHECKPOINT = CHECKPOINTS / "default.pt"
 #: The other shipped checkpoints, by the table they were trained at: (rule set, players, partnerships).
 SHIPPED = {("fives", 3, False): "fives3.pt", ("pagat", 4, True): "pagat4_partners.pt"}
