@@ -32,10 +32,15 @@ DEFAULT_CHECKPOINT = CHECKPOINTS / "default.pt"
 SHIPPED = {("fives", 3, False): "fives3.pt", ("pagat", 4, True): "pagat4_partners.pt"}
 
 
-def shipped_checkpoint(rules: Rules) -> Path:
-    """The shipped checkpoint trained at this table, or ``default.pt`` where none was."""
+def shipped_checkpoint(rules: Rules, directory: Path | None = None) -> Path:
+    """The shipped checkpoint trained at this table, or ``default.pt`` where none was; with ``directory``, the file
+    of that name there instead (a set of earlier policies laid out as the shipped ones)."""
     name = SHIPPED.get((rules.rules, rules.num_players, rules.partnerships))
-    return CHECKPOINTS / name if name is not None and (CHECKPOINTS / name).is_file() else DEFAULT_CHECKPOINT
+    if directory is None:
+        directory, default = CHECKPOINTS, DEFAULT_CHECKPOINT
+    else:
+        default = directory / DEFAULT_CHECKPOINT.name
+    return directory / name if name is not None and (directory / name).is_file() else default
 
 
 class PolicyAgent(Agent):

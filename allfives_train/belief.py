@@ -24,6 +24,7 @@ import random
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -31,6 +32,7 @@ from torch import nn
 
 from agents.belief import MAX_PLACES, NUM_FEATURES, save_belief, sinkhorn, tile_features, true_places
 from agents.inference import DEFAULT_BETA, PlayModel
+from agents.policy_agent import DEFAULT_CHECKPOINT, SHIPPED, shipped_checkpoint
 from agents.registry import make_agent
 from agents.search import sample_hidden
 from allfives_env.core import State, make_rules
@@ -78,10 +80,11 @@ def _play(job: tuple) -> dict:
     rules_name, players, partners, lineup, seed, baselines, trained = job
     rules = make_rules(rules_name, players, partnerships=partners)
     state = State(rules, seed=seed)
-    if trained and (rules_name, players, partners) == ("pagat", 2, False):
-        lineup_specs = [f"checkpoint:{trained}" if spec == "trained" else spec for spec in lineup]
-    else:
-        lineup_specs = lineup
+    if trained and os.path.isdir(trained):
+        trained = shipped_checkpoint(rules, Path(trained))
+    elif (rules_name, players, partners) != ("pagat", 2, False):
+        trained = None
+    lineup_specs = [f"checkpoint:{trained}" if spec == "trained" and trained else spec for spec in lineup]
     agents = [make_agent(spec, seed * 10 + s) for s, spec in enumerate(lineup_specs)]
     rng = random.Random(seed)
     out = defaultdict(list)
@@ -134,7 +137,9 @@ def collect(matches: int, seed_base: int, workers: int, baselines: bool = False,
             trained: str | None = None) -> Examples:  # fmt: skip
     """``matches`` seeded matches shared among :data:`SETTINGS`, played on ``workers`` processes.
 
-    ``trained``: a policy checkpoint to play where a two-player line-up names ``trained`` (default: the shipped one).
+    ``trained``: a policy checkpoint to play where a two-player line-up names ``trained``, or a directory laid out as
+    the shipped checkpoints' (:func:`checkpoint_names`) whose file for each table plays it there (default: the
+    shipped ones).
     """
     jobs = []
     for rules_name, players, partners, share, lineups in SETTINGS:
@@ -267,6 +272,11 @@ def report(net: BeliefNet, data: Examples) -> str:
     return "\n".join(lines)
 
 
+def checkpoint_names() -> list[str]:
+    """The file names a ``--trained`` directory holds: a checkpoint for each table the shipped ones cover."""
+    return [DEFAULT_CHECKPOINT.name, *SHIPPED.values()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=plain_help(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
@@ -279,12 +289,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--trained", metavar="PATH", help="the policy checkpoint that plays `trained` in two-player pagat "
-        "(default: the shipped one; the shipped model was trained with an earlier one, see docs/agents.md)"
+        "--trained", metavar="PATH", help="what plays `trained`: a policy checkpoint (.pt), in two-player pagat, "
+        f"or a directory holding {', '.join(checkpoint_names())}, each at its table (default: the shipped ones; "
+        "the shipped model was trained with earlier ones, see docs/agents.md)"
     )  # fmt: skip
     args = parser.parse_args(argv)
-    if args.trained and not os.path.isfile(args.trained):
-        parser.error(f"--trained {args.trained}: no such file; allowed: a policy checkpoint (.pt)")
+    if args.trained and os.path.isdir(args.trained):
+        missing = [name for name in checkpoint_names() if not os.path.isfile(os.path.join(args.trained, name))]
+        if missing:
+            parser.error(f"--trained {args.trained}: the directory lacks {', '.join(missing)}; allowed: a policy "
+                         f"checkpoint (.pt), or a directory holding {', '.join(checkpoint_names())}")  # fmt: skip
+    elif args.trained and not os.path.isfile(args.trained):
+        parser.error(f"--trained {args.trained}: no such file; allowed: a policy checkpoint (.pt), or a directory "
+                     f"holding {', '.join(checkpoint_names())}")  # fmt: skip
     torch.set_num_threads(max(1, args.workers))
     began = time.perf_counter()
     print(f"playing {args.matches:,} training matches ...", flush=True)

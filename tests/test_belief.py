@@ -232,6 +232,41 @@ def test_the_trainer_can_name_the_policy_that_plays_trained_in_two_player_pagat(
     )
 
 
+def test_a_trained_directory_names_the_policy_that_plays_trained_at_each_table(tmp_path):
+    """A directory laid out as the shipped checkpoints' swaps each table's policy (how the shipped model is
+    reproduced with the earlier policies of every table)."""
+    import shutil
+    from pathlib import Path
+
+    import agents
+    from allfives_train.belief import _play, checkpoint_names
+
+    checkpoints = Path(agents.__file__).parent / "checkpoints"
+    same, other = tmp_path / "same", tmp_path / "other"
+    for directory in (same, other):
+        directory.mkdir()
+        for name in checkpoint_names():
+            shutil.copy(checkpoints / name, directory / name)
+    shutil.copy(checkpoints / "default.pt", other / "fives3.pt")  # another policy at three-player fives only
+    job = ("fives", 3, False, ("trained", "heuristic", "search"), 62_000_000, False)
+    shipped, as_shipped, swapped = (_play((*job, path)) for path in (None, str(same), str(other)))
+    assert all((a == b).all() for a, b in zip(shipped["label"], as_shipped["label"], strict=True))
+    assert len(shipped["label"]) != len(swapped["label"]) or any(
+        (a != b).any() for a, b in zip(shipped["label"], swapped["label"], strict=True)
+    )
+
+
+def test_the_trainer_refuses_a_trained_directory_that_lacks_a_table(tmp_path, capsys):
+    from allfives_train.belief import main
+
+    (tmp_path / "default.pt").write_bytes(b"")
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path / "b.npz"), "--trained", str(tmp_path)])
+    message = capsys.readouterr().err
+    assert stop.value.code == 2 and "lacks fives3.pt, pagat4_partners.pt" in message
+    assert not (tmp_path / "b.npz").exists()
+
+
 def test_the_trainer_refuses_a_missing_trained_policy(tmp_path, capsys):
     from allfives_train.belief import main
 
