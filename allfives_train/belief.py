@@ -294,14 +294,13 @@ def main(argv: list[str] | None = None) -> int:
         "the shipped model was trained with earlier ones, see docs/agents.md)"
     )  # fmt: skip
     args = parser.parse_args(argv)
+    allowed = f"allowed: a policy checkpoint (.pt), or a directory holding {', '.join(checkpoint_names())}"
     if args.trained and os.path.isdir(args.trained):
         missing = [name for name in checkpoint_names() if not os.path.isfile(os.path.join(args.trained, name))]
         if missing:
-            parser.error(f"--trained {args.trained}: the directory lacks {', '.join(missing)}; allowed: a policy "
-                         f"checkpoint (.pt), or a directory holding {', '.join(checkpoint_names())}")  # fmt: skip
+            parser.error(f"--trained {args.trained}: the directory lacks {', '.join(missing)}; {allowed}")
     elif args.trained and not os.path.isfile(args.trained):
-        parser.error(f"--trained {args.trained}: no such file; allowed: a policy checkpoint (.pt), or a directory "
-                     f"holding {', '.join(checkpoint_names())}")  # fmt: skip
+        parser.error(f"--trained {args.trained}: no such file; {allowed}")
     torch.set_num_threads(max(1, args.workers))
     began = time.perf_counter()
     print(f"playing {args.matches:,} training matches ...", flush=True)
