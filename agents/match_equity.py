@@ -11,23 +11,28 @@ With ``equity`` on, a play-out that ends the round short of the target is
 worth ``WIN_BONUS * (2 * chance - 1)`` more, where ``chance`` is the side's
 chance of winning the match from the new scores: the same scale as a match
 won (+``WIN_BONUS``) or lost (-``WIN_BONUS``) inside the round, of which it is
-the expectation. Far from the target it grows nearly in step with the
-points, so the choices stay those of the points; near it, it bends.
+the expectation, at two sides as at three. Far from the target it grows
+nearly in step with the points, so the choices stay those of the points;
+near it, it bends.
 
 The chances come from a table over the points each side still needs, worked
 out backwards from the target (:func:`win_chances`) over the results of
 rounds that the ``heuristic`` bot plays at every seat on the batched engine
-(:func:`round_results`), each result counted for either side alike. The
-model is that of two sides whose rounds are drawn independently from that
-sample; a round in which both sides would pass the target counts as half a
-win, since which passes first depends on the order of its placements. Two
-sides only (two players, or partnerships); with three or four sides, or a
-target beyond ``MAX_TARGET``, there is no table and play-outs keep their
-points-only values.
+(:func:`round_results`), each result counted for every side alike. The
+model is that of a match whose rounds are drawn independently from that
+sample; a round in which several sides would pass the target counts as a win
+shared among them, since which passes first depends on the order of its
+placements. Two or three sides (two or three players, or partnerships); with
+four sides, or a target beyond ``MAX_TARGETS``, there is no table and
+play-outs keep their points-only values.
+
+The kernels read every table with three indices, the needs of the side to
+value and of the sides after it: a two-sided table has a last axis of one.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import lru_cache
 
@@ -42,16 +47,19 @@ from .rollout import EQUITY_UNIT as UNIT
 from .rollout import NO_EQUITY, equity_of
 from .rollout import needed_steps as needed_steps  # the table's index of a score, shared with the kernels
 
-MAX_TARGET = 1000  # points: past this the table (needed points squared) costs more than it brings
-ROUNDS = 20_000  # rounds measured a rule set: results are counted for both sides, so 40,000 in the sample
+#: The largest target with a table, by the number of sides: past it the table (needed points to the power of the
+#: sides, each state a sum over the sample's results) costs more than it brings.
+MAX_TARGETS = {2: 1000, 3: 250}
+ROUNDS = 20_000  # rounds measured a rule set; each result counts once for every order of the sides
 TABLES = 500  # tables of the batched engine playing them
+CHUNK = 256  # states valued at once: bounds the memory of a three-sided table's sums
 
 
 def round_results(rules: Rules, rounds: int = ROUNDS, seed: int = 0) -> np.ndarray:
-    """[rounds, 2] points each of two sides scored in rounds played by ``heuristic`` at every seat (first rounds of
+    """[rounds, sides] points each side scored in rounds played by ``heuristic`` at every seat (first rounds of
     matches with no target in reach, so no round is cut short)."""
-    if rules.num_sides != 2:
-        raise ValueError(f"match equity needs two sides; these rules have {rules.num_sides}")
+    if rules.num_sides not in MAX_TARGETS:
+        raise ValueError(f"match equity needs two or three sides; these rules have {rules.num_sides}")
     options = {**rules.as_dict(), "target": 10_000}
     env = VectorEnv(TABLES, **options, reward="points", episode="round", auto_forced=True)
     bots = [HeuristicAgent(seed=seed + k) for k in range(TABLES)]
@@ -67,26 +75,35 @@ def round_results(rules: Rules, rounds: int = ROUNDS, seed: int = 0) -> np.ndarr
 
 
 def win_chances(results: np.ndarray, target: float) -> np.ndarray:
-    """``table[i, j]``: the chance that a side needing ``i`` more steps of ``UNIT`` points wins against one needing
-    ``j``, its rounds and the other's drawn from ``results`` ([rounds, 2] points, either column for either side).
+    """``table[i, j]`` (two sides) or ``table[i, j, k]`` (three): the chance that a side needing ``i`` more steps of
+    ``UNIT`` points wins against sides needing ``j`` (and ``k``), every side's rounds drawn from ``results``
+    ([rounds, sides] points, any column for any side).
 
-    Row and column 0 are the ends: a side needing nothing has won (1), half when both do (0.5).
+    Where some side needs nothing the match is over: those sides share the win.
     """
+    sides = results.shape[1]
     size = math.ceil(target / UNIT)
-    steps = np.concatenate([results, results[:, ::-1]]) // UNIT
-    pairs, counts = np.unique(steps, axis=0, return_counts=True)
-    scored = pairs.sum(1) > 0  # a round where nobody scores leaves the match as it was: it does not count
-    pairs, weights = pairs[scored], counts[scored] / counts[scored].sum()
-    table = np.zeros((size + 1, size + 1))
-    table[0, 1:] = 1.0
-    table[0, 0] = 0.5
-    for total in range(2, 2 * size + 1):  # a state depends only on states nearer the end: smaller sums of needs
-        own = np.arange(max(1, total - size), min(size, total - 1) + 1)
-        other = total - own
-        after_own = np.maximum(own[:, None] - pairs[None, :, 0], 0)
-        after_other = np.maximum(other[:, None] - pairs[None, :, 1], 0)
-        table[own, other] = table[after_own, after_other] @ weights
+    orders = [results[:, list(order)] for order in itertools.permutations(range(sides))]
+    outcomes, counts = np.unique(np.concatenate(orders) // UNIT, axis=0, return_counts=True)
+    scored = outcomes.sum(1) > 0  # a round where nobody scores leaves the match as it was: it does not count
+    outcomes, weights = outcomes[scored], counts[scored] / counts[scored].sum()
+    table = np.zeros((size + 1,) * sides)
+    needs = np.indices(table.shape).reshape(sides, -1).T
+    done = needs == 0
+    over = done.any(1)
+    table.flat[over] = np.where(done[over, 0], 1.0 / np.maximum(done[over].sum(1), 1), 0.0)
+    totals = needs.sum(1)
+    for total in range(sides, sides * size + 1):  # a state depends only on states nearer the end: smaller sums
+        states = np.flatnonzero(~over & (totals == total))
+        for chunk in np.array_split(states, max(1, math.ceil(states.size / CHUNK))):
+            after = np.maximum(needs[chunk][:, None, :] - outcomes[None], 0)
+            table.flat[chunk] = table[tuple(np.moveaxis(after, 2, 0))] @ weights
     return table
+
+
+def kernel_table(table: np.ndarray) -> np.ndarray:
+    """``table`` with the three indices the kernels read: a two-sided one gains a last axis of one."""
+    return table[:, :, None] if table.ndim == 2 else table
 
 
 @lru_cache(maxsize=16)
@@ -96,18 +113,19 @@ def _round_results(key: tuple) -> np.ndarray:
 
 @lru_cache(maxsize=64)
 def equity_table(rules: Rules) -> np.ndarray:
-    """The table of :func:`win_chances` for ``rules`` (its rounds measured once a process), or ``NO_EQUITY`` where
-    there is none: more than two sides, or a target above ``MAX_TARGET``."""
-    if rules.num_sides != 2 or rules.target > MAX_TARGET:
+    """The table of :func:`win_chances` for ``rules`` as the kernels read it (:func:`kernel_table`; its rounds
+    measured once a process), or ``NO_EQUITY`` where there is none: four sides, or a target above
+    ``MAX_TARGETS``."""
+    if rules.target > MAX_TARGETS.get(rules.num_sides, 0):
         return NO_EQUITY
     key = tuple(sorted({**rules.as_dict(), "target": None}.items()))
-    return win_chances(_round_results(key), rules.target)
+    return kernel_table(win_chances(_round_results(key), rules.target))
 
 
 def equity_bonus(table: np.ndarray, target: float, scores: list | tuple, side: int) -> float:
-    """What a round's end short of ``target`` adds to the value of a play-out for ``side`` of two sides:
+    """What a round's end short of ``target`` adds to the value of a play-out for ``side``:
     ``WIN_BONUS * (2 * chance - 1)``, as the compiled rollouts add it (:func:`agents.rollout.equity_of`); 0
     without a table."""
     if not table.size:
         return 0.0
-    return equity_of(table, target, scores[side], scores[1 - side])
+    return equity_of(table, target, np.asarray(scores, dtype=np.float64), side, len(scores))

@@ -33,7 +33,7 @@ from allfives_env.vector.lookup import COUNT_ON, DRAW, PASS, POINTS, SUIT, TILE_
 from allfives_env.vector.rules import CONTINUE, MATCH_OVER, apply, ends_of, match_winners
 from allfives_env.vector.table import TABLE, make_config
 
-NO_EQUITY = np.zeros((0, 0))  # no match-equity table: play-outs are valued by points and matches won alone
+NO_EQUITY = np.zeros((0, 0, 0))  # no match-equity table: play-outs are valued by points and matches won alone
 WIN_BONUS = 100.0  # outcome value of winning the match inside a rollout, in points (agents.search re-exports it)
 EQUITY_UNIT = 5  # the step of agents.match_equity's tables, in points: every score is a multiple of it
 
@@ -160,11 +160,15 @@ def needed_steps(target, score):
 
 
 @jit
-def equity_of(equity, target, own_score, other_score):
-    """What a round's end short of the target adds for a side of two: ``WIN_BONUS * (2 * chance - 1)``, with
-    ``equity[i, j]`` the chance of a side needing ``i`` more steps of ``EQUITY_UNIT`` points against ``j``
-    (:mod:`agents.match_equity`; the compiled rollouts and the Python play-outs both value it here)."""
-    return WIN_BONUS * (2.0 * equity[needed_steps(target, own_score), needed_steps(target, other_score)] - 1.0)
+def equity_of(equity, target, scores, side, sides):
+    """What a round's end short of the target adds for ``side`` of two or three: ``WIN_BONUS * (2 * chance - 1)``,
+    with ``equity[i, j, k]`` the chance of a side needing ``i`` more steps of ``EQUITY_UNIT`` points against sides
+    needing ``j`` and ``k`` (``k`` 0 at two sides; :mod:`agents.match_equity`; the compiled rollouts and the Python
+    play-outs both value it here)."""
+    own = needed_steps(target, scores[side])
+    after = needed_steps(target, scores[(side + 1) % sides])
+    last = needed_steps(target, scores[(side + 2) % sides]) if sides == 3 else 0
+    return WIN_BONUS * (2.0 * equity[own, after, last] - 1.0)
 
 
 @jit
@@ -193,7 +197,7 @@ def _deal_totals(root, config, hands, boneyards, weights, actions, side, guarded
             won = play_round(t, c, actions[i], guarded, none)
             value = outcome(t, c, side, root[0].scores, won)
             if not won and equity.shape[0]:
-                value += equity_of(equity, c.target, t.scores[side], t.scores[1 - side])
+                value += equity_of(equity, c.target, t.scores, side, c.num_sides)
             totals[i] += weights[d] * value
 
 

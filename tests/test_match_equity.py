@@ -8,7 +8,7 @@ import pytest
 
 from agents import make_agent
 from agents.match_equity import (
-    MAX_TARGET,
+    MAX_TARGETS,
     NO_EQUITY,
     UNIT,
     equity_bonus,
@@ -44,26 +44,41 @@ def test_rounds_where_nobody_scores_do_not_count():
     np.testing.assert_allclose(with_blanks, win_chances(np.array([[UNIT, 0]]), 4 * UNIT))
 
 
-def simulated_chance(results: np.ndarray, own: int, other: int, matches: int, rng: np.random.Generator) -> float:
-    """Matches of rounds drawn from ``results`` (a random side's column each), played out: the first side's wins."""
+def simulated_chance(results: np.ndarray, needs: tuple, matches: int, rng: np.random.Generator) -> float:
+    """Matches of rounds drawn from ``results`` (its columns in a random order each), played out: the first side's
+    wins, a win shared among the sides that pass the target in one round."""
     wins = 0.0
     for _ in range(matches):
-        a, b = own, other
-        while a > 0 and b > 0:
-            x, y = results[rng.integers(len(results))] // UNIT
-            if rng.random() < 0.5:
-                x, y = y, x
-            a, b = a - x, b - y
-        wins += 0.5 if a <= 0 and b <= 0 else float(a <= 0)
+        left = np.array(needs)
+        while (left > 0).all():
+            left -= rng.permutation(results[rng.integers(len(results))]) // UNIT
+        done = left <= 0
+        wins += done[0] / done.sum()
     return wins / matches
 
 
-def test_the_table_equals_matches_played_out_from_the_same_rounds():
+@pytest.mark.parametrize("sides", [2, 3])
+def test_the_table_equals_matches_played_out_from_the_same_rounds(sides):
     rng = np.random.default_rng(5)
-    results = rng.integers(0, 8, size=(40, 2)) * UNIT
+    results = rng.integers(0, 8, size=(40, sides)) * UNIT
     table = win_chances(results, 60)
-    for own, other in [(12, 12), (3, 10), (10, 4), (6, 7)]:
-        assert abs(table[own, other] - simulated_chance(results, own, other, 6000, rng)) < 0.02
+    assert table.shape == (13,) * sides
+    for needs in [(12, 12, 12), (3, 10, 7), (10, 4, 4), (6, 7, 12)]:
+        needs = needs[:sides]
+        assert abs(table[needs] - simulated_chance(results, needs, 4000, rng)) < 0.025
+
+
+def test_three_sides_race_for_single_points():
+    """Each round one side of three, any alike, scores one step: a fair race, the chances summing to one."""
+    table = win_chances(np.array([[UNIT, 0, 0]]), 4 * UNIT)
+    assert table[1, 1, 1] == pytest.approx(1 / 3) and table[4, 4, 4] == pytest.approx(1 / 3)
+    assert table[1, 2, 2] == pytest.approx(1 - 2 * table[2, 1, 2])
+    assert table[1, 2, 2] > table[1, 1, 2] > 1 / 3
+    inner = table[1:, 1:, 1:]
+    np.testing.assert_allclose(inner, inner.transpose(0, 2, 1), atol=1e-12)  # the two others in either order
+    np.testing.assert_allclose(inner + inner.transpose(1, 2, 0) + inner.transpose(2, 0, 1), 1.0, atol=1e-12)
+    assert table[0, 1, 3] == 1.0 and table[2, 0, 1] == 0.0 and table[0, 0, 2] == 0.5
+    assert win_chances(np.array([[UNIT, UNIT, UNIT]]), UNIT)[1, 1, 1] == pytest.approx(1 / 3)  # all pass at once
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +87,8 @@ def pagat_table():
 
 
 def test_the_pagat_table_is_fair_and_ordered(pagat_table):
-    table = pagat_table
-    assert table.shape == (51, 51)  # steps of 5 up to the target of 250
+    assert pagat_table.shape == (51, 51, 1)  # steps of 5 up to the target of 250; two sides: a last axis of one
+    table = pagat_table[:, :, 0]
     inner = table[1:, 1:]
     np.testing.assert_allclose(inner + inner.T, 1.0, atol=1e-12)  # either side's chance, from its side
     assert np.all(np.diff(inner, axis=0) <= 1e-12)  # needing more never helps
@@ -92,22 +107,44 @@ def test_the_rounds_are_seeded_whole_and_scored_in_steps():
     assert 20 < first.mean() < 60  # a round of two-player pagat is worth some tens of points a side
 
 
+def test_the_three_player_table_is_fair_and_ordered():
+    table = equity_table(make_rules("fives", 3))
+    assert table.shape == (31, 31, 31)  # steps of 5 up to the target of 150
+    inner = table[1:, 1:, 1:]
+    np.testing.assert_allclose(inner, inner.transpose(0, 2, 1), atol=1e-12)
+    np.testing.assert_allclose(inner + inner.transpose(1, 2, 0) + inner.transpose(2, 0, 1), 1.0, atol=1e-9)
+    assert np.all(np.diff(inner, axis=0) <= 1e-12) and np.all(np.diff(inner, axis=1) >= -1e-12)
+    assert table[30, 30, 30] == pytest.approx(1 / 3)
+    assert 0.4 < table[20, 30, 30] < 0.8  # 50 points ahead of both at the start
+    assert table[2, 30, 30] > 0.99 and table[30, 2, 30] < 0.01
+
+
 def test_no_table_where_the_model_does_not_hold():
-    assert equity_table(make_rules("fives", 3)) is NO_EQUITY  # three sides
     assert equity_table(make_rules("fives", 4, partnerships=False)) is NO_EQUITY  # four sides
-    assert equity_table(make_rules("pagat", 2, target=MAX_TARGET + 5)) is NO_EQUITY
-    assert equity_table(make_rules("pagat", 4, partnerships=True, target=100)).shape == (21, 21)
-    with pytest.raises(ValueError, match="two sides"):
-        round_results(make_rules("fives", 3))
+    assert equity_table(make_rules("pagat", 2, target=MAX_TARGETS[2] + 5)) is NO_EQUITY
+    assert equity_table(make_rules("fives", 3, target=MAX_TARGETS[3] + 5)) is NO_EQUITY
+    assert equity_table(make_rules("pagat", 4, partnerships=True, target=100)).shape == (21, 21, 1)
+    with pytest.raises(ValueError, match="two or three sides"):
+        round_results(make_rules("fives", 4, partnerships=False))
 
 
 def test_the_bonus_is_the_chance_on_the_scale_of_a_match_won(pagat_table):
     assert needed_steps(250, 240) == 2 and needed_steps(250, 241) == 2 and needed_steps(250, 250) == 0
     assert equity_bonus(pagat_table, 250, [0, 0], 0) == pytest.approx(0.0)
     ahead = equity_bonus(pagat_table, 250, [200, 100], 0)
-    assert ahead == pytest.approx(WIN_BONUS * (2 * pagat_table[10, 30] - 1))
+    assert ahead == pytest.approx(WIN_BONUS * (2 * pagat_table[10, 30, 0] - 1))
     assert ahead == pytest.approx(-equity_bonus(pagat_table, 250, [200, 100], 1))
     assert equity_bonus(NO_EQUITY, 250, [200, 100], 0) == 0.0
+
+
+def test_three_sides_read_the_table_from_each_sides_place():
+    table = equity_table(make_rules("fives", 3))
+    scores = [100, 40, 75]  # needs 10, 22 and 15 steps of the 150
+    bonuses = [equity_bonus(table, 150, scores, side) for side in range(3)]
+    chances = [table[10, 22, 15], table[22, 15, 10], table[15, 10, 22]]
+    assert bonuses == pytest.approx([WIN_BONUS * (2 * c - 1) for c in chances])
+    assert sum(chances) == pytest.approx(1.0)  # one of them wins the match
+    assert bonuses[0] > bonuses[2] > bonuses[1]
 
 
 def test_specs_ask_for_equity():

@@ -118,7 +118,13 @@ def test_search_values_and_choices_equal_the_core_searchs(config):
 
 
 @pytest.mark.parametrize(
-    "config", [dict(rules="pagat", num_players=2), dict(rules="fives", num_players=4, partnerships=True)], ids=str
+    "config",
+    [
+        dict(rules="pagat", num_players=2),
+        dict(rules="fives", num_players=3),
+        dict(rules="fives", num_players=4, partnerships=True),
+    ],
+    ids=str,
 )
 def test_search_values_with_match_equity_equal_the_core_searchs(config):
     """A round's end short of the target adds the table's match chance, to the bit, and changes some choices."""
