@@ -91,7 +91,7 @@ def win_chances(results: np.ndarray, target: float) -> np.ndarray:
     needs = np.indices(table.shape).reshape(sides, -1).T
     done = needs == 0
     over = done.any(1)
-    table.flat[over] = np.where(done[over, 0], 1.0 / np.maximum(done[over].sum(1), 1), 0.0)
+    table.flat[over] = np.where(done[over, 0], 1.0 / done[over].sum(1), 0.0)  # sides that need nothing share the win
     totals = needs.sum(1)
     for total in range(sides, sides * size + 1):  # a state depends only on states nearer the end: smaller sums
         states = np.flatnonzero(~over & (totals == total))
