@@ -222,6 +222,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "true or false",
             help="value a round's end by the chance of winning the match from its scores",
         ),
+        "temperature": number(
+            "float",
+            1.0,
+            0,
+            100,
+            open_low=True,
+            help="the self-play samples the softmax of the scores divided by this (below 1: nearer the favourite)",
+        ),
     },
     "expert": {
         "rounds": number(

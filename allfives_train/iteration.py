@@ -5,7 +5,8 @@ rollout policy, so its policy can at best play as that search would; PPO
 then settles near one fixed point. A round here improves on the policy
 instead, and can be repeated:
 
-1. the policy plays ``iteration.matches`` matches against itself, sampling its softmax;
+1. the policy plays ``iteration.matches`` matches against itself, sampling its softmax
+   at ``iteration.temperature`` (below 1, closer to the favourite the evaluations play);
 2. at every decision with a choice, the batched engine copies the table once
    per legal action (:meth:`VectorEnv.branch`); each copy plays its action,
    then the rest of the round with the policy's favourite at every seat, each
@@ -73,6 +74,7 @@ class LabelJob:
     seeds: tuple[int, ...]  # a deal seed per match
     sample_seeds: tuple[int, ...]  # a sampling seed per match
     equity: bool = False  # value a round's end by the match's chances (agents.match_equity)
+    temperature: float = 1.0  # the self-play's softmax is over the scores divided by it
 
 
 def _engine(rules: dict, num_envs: int) -> VectorEnv:
@@ -80,8 +82,11 @@ def _engine(rules: dict, num_envs: int) -> VectorEnv:
 
 
 @torch.no_grad()
-def choose(net: PolicyNet, step, tables: np.ndarray, draws: np.ndarray | None = None) -> np.ndarray:
-    """The policy's action on ``tables``: its favourite, or sampled from its softmax with uniform ``draws``."""
+def choose(
+    net: PolicyNet, step, tables: np.ndarray, draws: np.ndarray | None = None, temperature: float = 1.0
+) -> np.ndarray:
+    """The policy's action on ``tables``: its favourite, or sampled with uniform ``draws`` from the softmax of
+    its scores divided by ``temperature``."""
     mask = step.action_mask[tables].astype(bool)
     width = mask.sum(1)
     b, a = np.nonzero(mask)
@@ -93,7 +98,7 @@ def choose(net: PolicyNet, step, tables: np.ndarray, draws: np.ndarray | None = 
     if draws is None:
         pick = logits.argmax(1)
     else:
-        weights = np.exp(logits - logits.max(1, keepdims=True))
+        weights = np.exp((logits - logits.max(1, keepdims=True)) / np.float32(temperature))
         u = draws * weights.sum(1)
         pick = np.minimum((np.cumsum(weights, 1) <= u[:, None]).sum(1), width - 1)
     return a[first + pick]
@@ -139,7 +144,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
             found["match"].append(job.first + ids[tables])
             found["turn"].append(np.full(tables.size, turn))
             draws = np.array([samplers[i].random() for i in ids[tables].tolist()])
-            actions[tables] = choose(net, step, tables, draws)
+            actions[tables] = choose(net, step, tables, draws, job.temperature)
         step = env.step(actions)
         active[ids[np.flatnonzero(step.terminated & live)]] = False
         turn += 1
@@ -158,12 +163,14 @@ def label_round(
     sample_seeds: list[int],
     workers: int,
     equity: bool = False,
+    temperature: float = 1.0,
 ) -> dict[str, np.ndarray]:
     """A round's labels, its matches shared among ``workers`` processes (1: this one), ordered by match and turn;
-    with ``equity``, a round's end is valued by the match's chances (:mod:`agents.match_equity`)."""
+    with ``equity``, a round's end is valued by the match's chances (:mod:`agents.match_equity`); the self-play
+    samples the softmax of the scores divided by ``temperature``."""
     cut = np.linspace(0, len(seeds), workers + 1).astype(int).tolist()
     jobs = [
-        LabelJob(actor, model, rules, lo, tuple(seeds[lo:hi]), tuple(sample_seeds[lo:hi]), equity)
+        LabelJob(actor, model, rules, lo, tuple(seeds[lo:hi]), tuple(sample_seeds[lo:hi]), equity, temperature)
         for lo, hi in zip(cut[:-1], cut[1:], strict=True)
         if hi > lo
     ]

@@ -331,7 +331,7 @@ class Trainer:
             seeds, sample_seeds, fit_seed = self._round_seeds(ic["matches"])
             actor = {name: weight.cpu() for name, weight in self.net.actor_state_dict().items()}
             workers = self.cfg["train"]["rollout_workers"]
-            fresh = label_round(actor, model, rules, seeds, sample_seeds, workers, ic["equity"])
+            fresh = label_round(actor, model, rules, seeds, sample_seeds, workers, ic["equity"], ic["temperature"])
             labels = self._keep_labels(folder, k, fresh, gathered)
             labelled = time.perf_counter()
             net = fit_fresh(labels, model, fit, fit_seed, self.device)

@@ -135,20 +135,25 @@ def test_sampling_follows_the_softmax():
     actor, model = small_actor()
     net = PolicyNet(**model)
     net.load_state_dict(actor, strict=False)
+    with torch.no_grad():
+        net.score.weight.mul_(30)  # a small network's scores are nearly equal; spread them so temperature shows
     env = VectorEnv(1, rules="pagat", num_players=2, auto_forced=True, action_features=True)
     step = env.reset([4])
     while step.action_mask.sum() < 3:
         step = env.step(step.action_mask.argmax(1))
     tables = np.zeros(4000, dtype=int)
     step = step._replace(**{f: v[tables] for f, v in step._asdict().items() if v is not None})
-    picks = choose(net, step, tables, np.random.default_rng(1).random(tables.size))
     legal = np.flatnonzero(step.action_mask[0])
     with torch.no_grad():
         logits = net.logits(*(torch.from_numpy(x[:1]) for x in (step.observation, step.action_features,
                                                                  step.action_mask)))[0, legal]  # fmt: skip
-    expected = torch.softmax(logits, 0).numpy()
-    share = np.array([(picks == a).mean() for a in legal])
-    assert np.abs(share - expected).max() < 0.03
+    assert (torch.softmax(logits / 0.25, 0) - torch.softmax(logits, 0)).abs().max() > 0.06
+    draws = np.random.default_rng(1).random(tables.size)
+    for temperature in (1.0, 0.25):
+        picks = choose(net, step, tables, draws, temperature)
+        expected = torch.softmax(logits / temperature, 0).numpy()
+        share = np.array([(picks == a).mean() for a in legal])
+        assert np.abs(share - expected).max() < 0.03, temperature
     assert choose(net, step, tables[:1])[0] == legal[int(logits.argmax())]
 
 
