@@ -248,7 +248,11 @@ def test_each_shipped_policys_recipe_still_gives_the_config_it_was_trained_with(
 
     trained_with = read_checkpoint(CHECKPOINTS / f"{checkpoint}.pt")["config"]
     config = load_config(Path(train.__file__).resolve().parent / "configs" / f"{recipe}.yaml")
-    added_since = {("expert", "network_deals"): 0, ("iteration", "equity"): False}  # added since, changing nothing
+    added_since = {  # added since, changing nothing
+        ("expert", "network_deals"): 0,
+        ("iteration", "equity"): False,
+        ("iteration", "temperature"): 1.0,
+    }
     for section, keys in trained_with.items():
         assert {k: v for k, v in config[section].items() if k in keys} == keys, section
         for key in set(config[section]) - set(keys):
