@@ -16,6 +16,7 @@ table the value of the scores a round ends with (:mod:`agents.match_equity`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -25,6 +26,8 @@ from allfives_env.vector import VectorEnv
 from allfives_env.vector.convert import view_record
 from allfives_env.vector.env import VectorStep
 
+from .base import Agent
+from .batched import choose
 from .match_equity import equity_bonus
 from .policy_net import NumpyActor
 from .rollout import NO_EQUITY, WIN_BONUS
@@ -33,12 +36,25 @@ from .rollout import NO_EQUITY, WIN_BONUS
 Favourites = Callable[[VectorStep, np.ndarray], np.ndarray]
 
 
+@dataclass(frozen=True)
+class SeatBots:
+    """Hand-written bots that play some seats of an engine's tables in place of the policy."""
+
+    seats: np.ndarray  # [tables, players] bool: True where a bot plays that seat of that table
+    agents: list[Agent | None]  # the bot of each table (None where it has none)
+
+
 def play_outs(
-    favourites: Favourites, env: VectorEnv, owners: np.ndarray, actions: np.ndarray, equity: np.ndarray = NO_EQUITY
+    favourites: Favourites,
+    env: VectorEnv,
+    owners: np.ndarray,
+    actions: np.ndarray,
+    equity: np.ndarray = NO_EQUITY,
+    bots: SeatBots | None = None,
 ) -> np.ndarray:
     """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with ``favourites`` at every
-    seat: the value of each for the seat that took it (float64), a round's end short of the target valued by the
-    ``equity`` table where it is not empty."""
+    seat (but those ``bots`` play, on the tables where they sit): the value of each for the seat that took it
+    (float64), a round's end short of the target valued by the ``equity`` table where it is not empty."""
     copies, step = env.branch(owners, episode="round")
     seats = step.current_player.copy()
     side_of = np.array(env.game_rules.side_of)
@@ -66,6 +82,12 @@ def play_outs(
             ids = ids[going]
         moves = step.action_mask.argmax(1)  # a lone legal action
         tables = np.flatnonzero(step.action_mask.sum(1) > 1)
+        if tables.size and bots is not None:
+            tables_of = owners[ids[tables]]
+            by_bot = bots.seats[tables_of, step.current_player[tables]]
+            if by_bot.any():
+                moves[tables[by_bot]] = choose(copies, tables[by_bot], [bots.agents[t] for t in tables_of[by_bot]])
+            tables = tables[~by_bot]
         if tables.size:
             moves[tables] = favourites(step, tables)
         step = copies.step(moves)

@@ -230,6 +230,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
             open_low=True,
             help="the self-play samples the softmax of the scores divided by this (below 1: nearer the favourite)",
         ),
+        "heuristic": number(
+            "float",
+            0.0,
+            0,
+            1,
+            help="share of a round's matches where the heuristic bot plays one side (only the policy's seats are "
+            "labelled, its play-outs played by that bot too)",
+        ),
+        "greedy": number("float", 0.0, 0, 1, help="share of a round's matches where the greedy bot plays one side"),
     },
     "expert": {
         "rounds": number(
@@ -441,6 +450,9 @@ def check_whole(cfg: dict) -> None:
         raise ConfigError(f"game: {error}") from None
     if sum(cfg["opponents"][k] for k in OPPONENT_KINDS) <= 0:
         raise ConfigError(f"opponents: the shares of {', '.join(OPPONENT_KINDS)} must not all be 0")
+    if cfg["iteration"]["heuristic"] + cfg["iteration"]["greedy"] > 1:
+        raise ConfigError("iteration: the shares of heuristic and greedy are of one round's matches, "
+                          "so together they must not pass 1")  # fmt: skip
     teacher = cfg["imitation"]["teacher"]
     if teacher is not None and teacher not in TEACHER_BOTS:  # a search: build it once to check its spec
         from agents.registry import make_agent

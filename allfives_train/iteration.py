@@ -7,6 +7,9 @@ instead, and can be repeated:
 
 1. the policy plays ``iteration.matches`` matches against itself, sampling its softmax
    at ``iteration.temperature`` (below 1, closer to the favourite the evaluations play);
+   in a share of them (``iteration.heuristic``, ``iteration.greedy``) a hand-written
+   bot plays one side throughout, self-play and play-outs alike, and only the
+   policy's seats are labelled: a field that holds weaker players than itself;
 2. at every decision with a choice, the batched engine copies the table once
    per legal action (:meth:`VectorEnv.branch`); each copy plays its action,
    then the rest of the round with the policy's favourite at every seat, each
@@ -18,7 +21,7 @@ instead, and can be repeated:
    start's loss (each action's score against its value minus the decision's
    mean), and plays the next round.
 
-Every match draws its samples from its own generator and the labels are
+Every match draws its samples (and whether a bot sits at it, and where) from its own generators, and the labels are
 ordered by match and turn, so a round's labels and its fit do not depend on
 how many processes played it.
 """
@@ -36,8 +39,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.base import Agent
+from agents.batched import choose as bot_choose
+from agents.greedy import GreedyAgent
+from agents.heuristic import HeuristicAgent
 from agents.match_equity import equity_table
 from agents.policy_net import NEG, PolicyNet
+from agents.policy_playouts import SeatBots
 from agents.policy_playouts import play_outs as policy_play_outs
 from agents.rollout import NO_EQUITY
 from allfives_env.vector import VectorEnv
@@ -49,6 +57,8 @@ from .rollout import keep_tables
 
 #: What a round records per decision with a choice; ``match`` and ``turn`` only order the labels.
 FIELDS = ("obs", "rows", "width", "values")
+#: The bots that may play a side of a round's matches (``iteration.heuristic``, ``iteration.greedy``).
+BOTS = {"heuristic": HeuristicAgent, "greedy": GreedyAgent}
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,7 @@ class LabelJob:
     sample_seeds: tuple[int, ...]  # a sampling seed per match
     equity: bool = False  # value a round's end by the match's chances (agents.match_equity)
     temperature: float = 1.0  # the self-play's softmax is over the scores divided by it
+    bots: tuple[tuple[str, float], ...] = ()  # (bot, share of the matches where it plays a side)
 
 
 def _engine(rules: dict, num_envs: int) -> VectorEnv:
@@ -105,12 +116,37 @@ def choose(
 
 
 def play_outs(
-    net: PolicyNet, env: VectorEnv, owners: np.ndarray, actions: np.ndarray, equity: np.ndarray = NO_EQUITY
+    net: PolicyNet,
+    env: VectorEnv,
+    owners: np.ndarray,
+    actions: np.ndarray,
+    equity: np.ndarray = NO_EQUITY,
+    bots: SeatBots | None = None,
 ) -> np.ndarray:
     """Each ``actions[j]`` played on a copy of table ``owners[j]``, then the round out with the policy's favourites
-    (a round's end short of the target valued by the ``equity`` table, where it is not empty)."""
+    where ``bots`` do not play (a round's end short of the target valued by the ``equity`` table, if not empty)."""
     favourites = partial(choose, net)
-    return policy_play_outs(favourites, env, owners, actions, equity).astype(np.float32)
+    return policy_play_outs(favourites, env, owners, actions, equity, bots).astype(np.float32)
+
+
+def seat_bots(job: LabelJob, side_of: tuple[int, ...]) -> tuple[np.ndarray, list[Agent | None], list[Agent | None]]:
+    """Which seats of each of the job's matches a bot plays ([matches, players] bool), and that bot twice: one
+    plays the match, one the play-outs, each breaking ties with its own generator. Each match draws whether
+    a bot sits at it, which, and on which side from a generator of its own sampling seed."""
+    seats = np.zeros((len(job.seeds), len(side_of)), dtype=bool)
+    players: list[Agent | None] = [None] * len(job.seeds)
+    helpers: list[Agent | None] = [None] * len(job.seeds)
+    if not job.bots:
+        return seats, players, helpers
+    edges = np.cumsum([share for _, share in job.bots])
+    for m, seed in enumerate(job.sample_seeds):
+        rng = np.random.default_rng([seed, 1])
+        pick = int(np.searchsorted(edges, rng.random(), side="right"))
+        if pick < len(job.bots):
+            seats[m] = np.array(side_of) == rng.integers(max(side_of) + 1)
+            kind = BOTS[job.bots[pick][0]]
+            players[m], helpers[m] = kind(seed=seed), kind(seed=seed + 1)
+    return seats, players, helpers
 
 
 @torch.no_grad()
@@ -121,6 +157,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
     samplers = [np.random.default_rng(s) for s in job.sample_seeds]
     env = _engine(job.rules, len(job.seeds))
     equity = equity_table(env.game_rules) if job.equity else NO_EQUITY
+    bot_seats, players, helpers = seat_bots(job, env.game_rules.side_of)
     step = env.reset(list(job.seeds))
     ids, active = np.arange(len(job.seeds)), np.ones(len(job.seeds), dtype=bool)
     found: dict[str, list] = {k: [] for k in (*FIELDS, "match", "turn")}
@@ -134,13 +171,19 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
             step, ids, live = keep_tables(env, step, kept), ids[kept], live[kept]
         mask = step.action_mask.astype(bool)
         actions = mask.argmax(1)
-        tables = np.flatnonzero(live & (mask.sum(1) > 1))
+        choice = live & (mask.sum(1) > 1)
+        by_bot = choice & bot_seats[ids, step.current_player]
+        if by_bot.any():
+            rows = np.flatnonzero(by_bot)
+            actions[rows] = bot_choose(env, rows, [players[i] for i in ids[rows].tolist()])
+        tables = np.flatnonzero(choice & ~by_bot)
         if tables.size:
             b, a = np.nonzero(mask[tables])
+            bots = SeatBots(bot_seats[ids], [helpers[i] for i in ids.tolist()]) if job.bots else None
             found["obs"].append(step.observation[tables])
             found["rows"].append(step.action_features[tables[b], a])
             found["width"].append(mask[tables].sum(1))
-            found["values"].append(play_outs(net, env, tables[b], a, equity))
+            found["values"].append(play_outs(net, env, tables[b], a, equity, bots))
             found["match"].append(job.first + ids[tables])
             found["turn"].append(np.full(tables.size, turn))
             draws = np.array([samplers[i].random() for i in ids[tables].tolist()])
@@ -164,13 +207,16 @@ def label_round(
     workers: int,
     equity: bool = False,
     temperature: float = 1.0,
+    bots: dict[str, float] | None = None,
 ) -> dict[str, np.ndarray]:
     """A round's labels, its matches shared among ``workers`` processes (1: this one), ordered by match and turn;
     with ``equity``, a round's end is valued by the match's chances (:mod:`agents.match_equity`); the self-play
-    samples the softmax of the scores divided by ``temperature``."""
+    samples the softmax of the scores divided by ``temperature``; ``bots`` names the share of the matches where
+    each of :data:`BOTS` plays a side."""
+    shares = tuple((name, share) for name, share in (bots or {}).items() if share > 0)
     cut = np.linspace(0, len(seeds), workers + 1).astype(int).tolist()
     jobs = [
-        LabelJob(actor, model, rules, lo, tuple(seeds[lo:hi]), tuple(sample_seeds[lo:hi]), equity, temperature)
+        LabelJob(actor, model, rules, lo, tuple(seeds[lo:hi]), tuple(sample_seeds[lo:hi]), equity, temperature, shares)
         for lo, hi in zip(cut[:-1], cut[1:], strict=True)
         if hi > lo
     ]

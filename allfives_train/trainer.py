@@ -32,7 +32,7 @@ from .config import OPPONENT_KINDS, rules_of, to_yaml
 from .evaluation import eval_table, final_eval, quick_eval
 from .expert import label_round as expert_label_round
 from .imitation import imitate
-from .iteration import FIELDS, Fit, fit_fresh, fit_network, label_round, load_labels, save_labels
+from .iteration import BOTS, FIELDS, Fit, fit_fresh, fit_network, label_round, load_labels, save_labels
 from .metrics import TRAIN_OPPONENTS, MetricsLog, RoundLog
 from .parallel import RolloutPool
 from .plot import plot_curves
@@ -331,7 +331,10 @@ class Trainer:
             seeds, sample_seeds, fit_seed = self._round_seeds(ic["matches"])
             actor = {name: weight.cpu() for name, weight in self.net.actor_state_dict().items()}
             workers = self.cfg["train"]["rollout_workers"]
-            fresh = label_round(actor, model, rules, seeds, sample_seeds, workers, ic["equity"], ic["temperature"])
+            bots = {name: ic[name] for name in BOTS}
+            fresh = label_round(
+                actor, model, rules, seeds, sample_seeds, workers, ic["equity"], ic["temperature"], bots
+            )
             labels = self._keep_labels(folder, k, fresh, gathered)
             labelled = time.perf_counter()
             net = fit_fresh(labels, model, fit, fit_seed, self.device)

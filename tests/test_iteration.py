@@ -14,30 +14,47 @@ import pytest
 import torch
 from train_snapshots import TINY, metrics_rows, run_differences, run_train, snapshot, tb_view
 
+from agents.greedy import GreedyAgent
+from agents.heuristic import HeuristicAgent
 from agents.policy_agent import PolicyAgent
-from agents.policy_net import PolicyNet, read_checkpoint
+from agents.policy_net import PolicyNet, policy_payload, read_checkpoint
+from agents.policy_playouts import SeatBots
 from agents.search import WIN_BONUS
 from allfives_env.aec_env import raw_env
 from allfives_env.core.tiles import NUM_TILES, TILES
 from allfives_env.vector import VectorEnv
 from allfives_env.views.action_features import ACTION_FEATURE_OFFSETS
-from allfives_env.views.observation import OFFSETS
+from allfives_env.views.observation import OFFSETS, encode_observation
 from allfives_train.checkpoint import read_training_checkpoint
-from allfives_train.iteration import FIELDS, Fit, choose, fit_fresh, label_round, load_labels, play_outs, save_labels
+from allfives_train.iteration import (
+    FIELDS,
+    Fit,
+    LabelJob,
+    choose,
+    fit_fresh,
+    label_matches,
+    label_round,
+    load_labels,
+    play_outs,
+    save_labels,
+    seat_bots,
+)
 from allfives_train.metrics import RoundLog
 
 POLICY = "agents/checkpoints/default.pt"
 ITERATE = ["--set", "iteration.matches=3", "--set", "iteration.epochs=1", "--set", "eval.final_matches=0"]
 
 
-def core_play_out(state, action: int, agent: PolicyAgent) -> float:
-    """``action`` on a clone of ``state``, then the round out with ``agent``'s favourite at every seat."""
+def core_play_out(state, action: int, agent: PolicyAgent, bots: dict | None = None) -> float:
+    """``action`` on a clone of ``state``, then the round out with ``agent``'s favourite at every seat but those
+    that ``bots`` (seat: agent) play."""
     state = state.clone()
     seat, rounds, before = state.to_act, len(state.past), list(state.scores)
     state.apply(action)
     while not state.finished and len(state.past) == rounds:
         legal = state.legal_actions()
-        state.apply(legal[0] if len(legal) == 1 else agent.act(state.view(state.to_act)))
+        player = (bots or {}).get(state.to_act, agent)
+        state.apply(legal[0] if len(legal) == 1 else player.act(state.view(state.to_act)))
     side_of = state.rules.side_of
     gains = [after - b for after, b in zip(state.scores, before, strict=True)]
     mine = side_of[seat]
@@ -81,6 +98,53 @@ def test_play_out_values_equal_the_cores():
     assert checked > 150 and near_target > 0  # matches decided inside a play-out were among them
 
 
+@pytest.mark.parametrize(
+    "config, bot, side",
+    [
+        ({"rules": "fives", "num_players": 3}, HeuristicAgent, 1),
+        ({"rules": "pagat", "num_players": 4, "partnerships": True}, GreedyAgent, 0),
+    ],
+)
+def test_play_outs_with_a_bot_on_a_side_equal_the_cores(config, bot, side):
+    """A bot plays every seat of its side in the play-outs (each table its own, seeded alike on both engines)."""
+    agent = PolicyAgent(POLICY)
+    net = PolicyNet(**read_checkpoint(POLICY)["model"])
+    net.load_state_dict(read_checkpoint(POLICY)["weights"], strict=False)
+    net.eval()
+    config = {**config, "auto_forced": True, "action_features": True}
+    seeds = [41, 42, 43, 44, 45, 46]
+    env = VectorEnv(len(seeds), **config, reward="points")
+    raws = [raw_env(**config) for _ in seeds]
+    step = env.reset(seeds)
+    for raw, seed in zip(raws, seeds, strict=True):
+        raw.reset(seed=seed)
+    bot_seats = np.array([[s == side for s in env.game_rules.side_of]] * len(seeds))
+    rng = np.random.default_rng(1)
+    checked = by_bot = 0
+    for turn in range(150):
+        mask = step.action_mask.astype(bool)
+        tables = np.flatnonzero((mask.sum(1) > 1) & ~bot_seats[np.arange(len(seeds)), step.current_player])
+        if turn % 5 == 0 and tables.size:
+            actions = np.array([rng.choice(np.flatnonzero(mask[t])) for t in tables])
+            seed_of = [1000 * turn + t for t in range(len(seeds))]
+            got = play_outs(net, env, tables, actions, bots=SeatBots(bot_seats, [bot(seed=x) for x in seed_of]))
+            for j, (table, action) in enumerate(zip(tables.tolist(), actions.tolist(), strict=True)):
+                player = bot(seed=seed_of[table])  # one bot for its side, as on the batched engine
+                players = {s: player for s in np.flatnonzero(bot_seats[table]).tolist()}
+                want = core_play_out(raws[table].core_state, action, agent, players)
+                assert got[j] == pytest.approx(want, abs=1e-6), (turn, table, action)
+                checked += 1
+            plain = play_outs(net, env, tables, actions)
+            by_bot += int((plain != got).sum())
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        step = env.step(actions)
+        for table, raw in enumerate(raws):
+            raw.step(int(actions[table]))
+            if all(raw.terminations.values()):
+                raw.reset()
+    assert checked > 40 and by_bot > 0  # the bots changed some of the values
+
+
 def small_actor(seed: int = 3) -> tuple[dict, dict]:
     torch.manual_seed(seed)
     net = PolicyNet(32, 16)
@@ -116,6 +180,73 @@ def test_a_rounds_labels_do_not_depend_on_how_many_processes_played_it():
     assert_rows_belong_to_their_observations(one)
     other = label_round(actor, model, RULES, seeds, [51, 60, 70, 80, 90], workers=1)
     assert len(other["width"]) != len(one["width"]) or not np.array_equal(other["obs"], one["obs"])
+
+
+def test_each_match_draws_its_bot_and_the_side_it_plays_from_its_own_seed():
+    side_of = (0, 1, 0, 1)  # partnerships: a bot plays both seats of its side
+    seeds = list(range(3000))
+    job = LabelJob({}, {}, {}, 0, tuple(seeds), tuple(s + 7 for s in seeds), bots=(("heuristic", 0.3), ("greedy", 0.2)))
+    seats, players, helpers = seat_bots(job, side_of)
+    kinds = [type(p).__name__ if p else "" for p in players]
+    assert kinds == [type(h).__name__ if h else "" for h in helpers]
+    assert all(p is not h for p, h in zip(players, helpers, strict=True) if p)
+    assert kinds.count("HeuristicAgent") / 3000 == pytest.approx(0.3, abs=0.03)
+    assert kinds.count("GreedyAgent") / 3000 == pytest.approx(0.2, abs=0.03)
+    rows = {tuple(row) for row in seats.tolist()}
+    assert rows == {(False,) * 4, (True, False, True, False), (False, True, False, True)}
+    assert not seats[[k == "" for k in kinds]].any() and seats[[k != "" for k in kinds]].sum(1).tolist() == [2] * (
+        3000 - kinds.count("")
+    )
+    later = LabelJob({}, {}, {}, 1000, tuple(seeds[1000:]), job.sample_seeds[1000:], bots=job.bots)
+    np.testing.assert_array_equal(seat_bots(later, side_of)[0], seats[1000:])  # whichever shard plays it
+    assert not seat_bots(LabelJob({}, {}, {}, 0, (1, 2), (3, 4)), side_of)[0].any()
+
+
+def test_a_bot_on_a_side_leaves_only_the_policys_seats_to_label(tmp_path):
+    """Replayed on the core, the bot from its match's seed at its side and the policy's favourite elsewhere (a
+    temperature near 0): the labels are the policy seats' decisions with a choice, and only those."""
+    actor, model = small_actor()
+    net = PolicyNet(**model)
+    net.load_state_dict(actor, strict=False)
+    torch.save(policy_payload(net, actor_only=True, steps=0), tmp_path / "small.pt")
+    agent = PolicyAgent(str(tmp_path / "small.pt"))
+    rules = {**RULES, "num_players": 3, "rules": "fives"}
+    seeds, sample_seeds = list(range(5, 17)), list(range(50, 62))
+    job = LabelJob(actor, model, rules, 0, tuple(seeds), tuple(sample_seeds), temperature=1e-6,
+                   bots=(("heuristic", 0.5), ("greedy", 0.5)))  # fmt: skip
+    got = label_matches(job)
+    order = np.lexsort((got["turn"], got["match"]))
+    got = {key: got[key][order] for key in ("match", "obs")}
+    bot_seats, players, _ = seat_bots(job, (0, 1, 2))
+    want = []
+    for m, seed in enumerate(seeds):
+        raw = raw_env(**{k: v for k, v in rules.items() if v is not None})
+        raw.reset(seed=seed)
+        state = raw.core_state
+        while not state.finished:
+            legal = state.legal_actions()
+            if len(legal) > 1 and not bot_seats[m, state.to_act]:
+                want.append((m, encode_observation(state.view(state.to_act))))
+            player = players[m] if bot_seats[m, state.to_act] else agent
+            state.apply(legal[0] if len(legal) == 1 else player.act(state.view(state.to_act)))
+    assert got["match"].tolist() == [m for m, _ in want]
+    np.testing.assert_array_equal(got["obs"], np.stack([obs for _, obs in want]))
+    assert 0 < bot_seats.sum() < bot_seats.size
+
+
+def test_labels_with_bots_do_not_depend_on_how_many_processes_played_them():
+    actor, model = small_actor()
+    seeds, sample_seeds = list(range(5, 13)), list(range(50, 58))
+    plain = label_round(actor, model, RULES, seeds, sample_seeds, workers=1)
+    one = label_round(actor, model, RULES, seeds, sample_seeds, workers=1, bots={"heuristic": 0.5})
+    two = label_round(actor, model, RULES, seeds, sample_seeds, workers=2, bots={"heuristic": 0.5})
+    for key in FIELDS:
+        np.testing.assert_array_equal(one[key], two[key], err_msg=key)
+    assert_rows_belong_to_their_observations(one)
+    assert len(one["width"]) != len(plain["width"])
+    none = label_round(actor, model, RULES, seeds, sample_seeds, workers=1, bots={"heuristic": 0.0, "greedy": 0.0})
+    for key in FIELDS:
+        np.testing.assert_array_equal(none[key], plain[key], err_msg=key)
 
 
 def test_labels_with_match_equity_value_the_same_decisions_by_the_match():

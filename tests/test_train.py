@@ -495,6 +495,7 @@ def test_shipped_configs_load_and_write_to_their_own_run_directory(path):
         ("imitation.target=search", ["imitation.target", "'playouts'"]),
         ("imitation.value_scale=0", ["imitation.value_scale", "positive number"]),
         ("imitation.huber=-1", ["imitation.huber", "not allowed"]),
+        ("iteration.heuristic=1.5", ["iteration.heuristic", "not allowed"]),
     ],
 )
 def test_bad_overrides_name_the_key(tmp_path, capsys, override, words):
@@ -505,6 +506,12 @@ def test_bad_overrides_name_the_key(tmp_path, capsys, override, words):
     assert run_train("--config", TINY, "--set", override) == 2
     err = capsys.readouterr().err
     assert words[0] in err and not (tmp_path / "tiny").exists()
+
+
+def test_the_rounds_bot_shares_must_leave_room_for_each_other():
+    with pytest.raises(ConfigError, match="iteration: the shares of heuristic and greedy"):
+        load_config(TINY, ["iteration.heuristic=0.7", "iteration.greedy=0.4"])
+    assert load_config(TINY, ["iteration.heuristic=0.6", "iteration.greedy=0.4"])["iteration"]["greedy"] == 0.4
 
 
 def test_a_search_can_teach_the_warm_start(tmp_path):
