@@ -6,6 +6,8 @@ round is played by a trained policy at every seat, each reading only its own
 observation: the table as real players would go on. Policy iteration labels
 actions this way on the true deals (:mod:`allfives_train.iteration`); the
 guided search does it on the deals it draws (:class:`NetworkPlayouts`).
+Policy iteration may seat a hand-written bot on one side of a table instead
+(:class:`SeatBots`), chosen for many tables at once as the policy is.
 
 An action's value is the search's: its seat's side's points over the rest of
 the round minus the others', plus :data:`~agents.rollout.WIN_BONUS` for a

@@ -21,9 +21,9 @@ instead, and can be repeated:
    start's loss (each action's score against its value minus the decision's
    mean), and plays the next round.
 
-Every match draws its samples (and whether a bot sits at it, and where) from its own generators, and the labels are
-ordered by match and turn, so a round's labels and its fit do not depend on
-how many processes played it.
+Every match draws its samples (and whether a bot sits at it, and where)
+from its own generators, and the labels are ordered by match and turn, so a
+round's labels and its fit do not depend on how many processes played it.
 """
 
 from __future__ import annotations
