@@ -20,6 +20,7 @@ import yaml
 from allfives_env.core import make_rules
 
 OPPONENT_KINDS = ("self", "pool", "random", "greedy", "heuristic")
+ITERATION_BOTS = ("heuristic", "greedy", "search")  # the bots that may play a side of policy iteration's matches
 BASELINES = ("random", "greedy", "heuristic", "search")
 
 
@@ -239,6 +240,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "labelled, its play-outs played by that bot too)",
         ),
         "greedy": number("float", 0.0, 0, 1, help="share of a round's matches where the greedy bot plays one side"),
+        "search": number(
+            "float",
+            0.0,
+            0,
+            1,
+            help="share of a round's matches where the search plays one side (the policy plays its seats in the "
+            "play-outs: the search is too slow for them)",
+        ),
     },
     "expert": {
         "rounds": number(
@@ -450,8 +459,8 @@ def check_whole(cfg: dict) -> None:
         raise ConfigError(f"game: {error}") from None
     if sum(cfg["opponents"][k] for k in OPPONENT_KINDS) <= 0:
         raise ConfigError(f"opponents: the shares of {', '.join(OPPONENT_KINDS)} must not all be 0")
-    if cfg["iteration"]["heuristic"] + cfg["iteration"]["greedy"] > 1:
-        raise ConfigError("iteration: the shares of heuristic and greedy are of one round's matches, "
+    if sum(cfg["iteration"][bot] for bot in ITERATION_BOTS) > 1:
+        raise ConfigError(f"iteration: the shares of {', '.join(ITERATION_BOTS)} are of one round's matches, "
                           "so together they must not pass 1")  # fmt: skip
     teacher = cfg["imitation"]["teacher"]
     if teacher is not None and teacher not in TEACHER_BOTS:  # a search: build it once to check its spec

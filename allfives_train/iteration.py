@@ -10,6 +10,8 @@ instead, and can be repeated:
    in a share of them (``iteration.heuristic``, ``iteration.greedy``) a hand-written
    bot plays one side throughout, self-play and play-outs alike, and only the
    policy's seats are labelled: a field that holds weaker players than itself;
+   with ``iteration.search`` the search plays a side of the matches, the
+   policy its seats in the play-outs: positions met against a stronger player;
 2. at every decision with a choice, the batched engine copies the table once
    per legal action (:meth:`VectorEnv.branch`); each copy plays its action,
    then the rest of the round with the policy's favourite at every seat, each
@@ -48,6 +50,7 @@ from agents.policy_net import NEG, PolicyNet
 from agents.policy_playouts import SeatBots
 from agents.policy_playouts import play_outs as policy_play_outs
 from agents.rollout import NO_EQUITY
+from agents.search import SearchAgent
 from allfives_env.vector import VectorEnv
 
 from .checkpoint import atomic_write
@@ -57,8 +60,9 @@ from .rollout import keep_tables
 
 #: What a round records per decision with a choice; ``match`` and ``turn`` only order the labels.
 FIELDS = ("obs", "rows", "width", "values")
-#: The bots that may play a side of a round's matches (``iteration.heuristic``, ``iteration.greedy``).
-BOTS = {"heuristic": HeuristicAgent, "greedy": GreedyAgent}
+#: The bots that may play a side of a round's matches (``iteration.heuristic`` and the rest). The search is
+#: too slow to play the play-outs: there, the policy plays its seats.
+BOTS = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "search": SearchAgent}
 
 
 @dataclass(frozen=True)
@@ -131,8 +135,8 @@ def play_outs(
 
 def seat_bots(job: LabelJob, side_of: tuple[int, ...]) -> tuple[np.ndarray, list[Agent | None], list[Agent | None]]:
     """Which seats of each of the job's matches a bot plays ([matches, players] bool), and that bot twice: one
-    plays the match, one the play-outs, each breaking ties with its own generator. Each match draws whether
-    a bot sits at it, which, and on which side from a generator of its own sampling seed."""
+    plays the match, one the play-outs (None for the search), each breaking ties with its own generator. Each
+    match draws whether a bot sits at it, which, and on which side from a generator of its own sampling seed."""
     seats = np.zeros((len(job.seeds), len(side_of)), dtype=bool)
     players: list[Agent | None] = [None] * len(job.seeds)
     helpers: list[Agent | None] = [None] * len(job.seeds)
@@ -145,7 +149,8 @@ def seat_bots(job: LabelJob, side_of: tuple[int, ...]) -> tuple[np.ndarray, list
         if pick < len(job.bots):
             seats[m] = np.array(side_of) == rng.integers(max(side_of) + 1)
             kind = BOTS[job.bots[pick][0]]
-            players[m], helpers[m] = kind(seed=seed), kind(seed=seed + 1)
+            players[m] = kind(seed=seed)
+            helpers[m] = None if kind is SearchAgent else kind(seed=seed + 1)
     return seats, players, helpers
 
 
@@ -158,6 +163,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
     env = _engine(job.rules, len(job.seeds))
     equity = equity_table(env.game_rules) if job.equity else NO_EQUITY
     bot_seats, players, helpers = seat_bots(job, env.game_rules.side_of)
+    playout_seats = bot_seats & np.array([h is not None for h in helpers])[:, None]
     step = env.reset(list(job.seeds))
     ids, active = np.arange(len(job.seeds)), np.ones(len(job.seeds), dtype=bool)
     found: dict[str, list] = {k: [] for k in (*FIELDS, "match", "turn")}
@@ -179,7 +185,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
         tables = np.flatnonzero(choice & ~by_bot)
         if tables.size:
             b, a = np.nonzero(mask[tables])
-            bots = SeatBots(bot_seats[ids], [helpers[i] for i in ids.tolist()]) if job.bots else None
+            bots = SeatBots(playout_seats[ids], [helpers[i] for i in ids.tolist()]) if job.bots else None
             found["obs"].append(step.observation[tables])
             found["rows"].append(step.action_features[tables[b], a])
             found["width"].append(mask[tables].sum(1))

@@ -203,8 +203,9 @@ def test_each_match_draws_its_bot_and_the_side_it_plays_from_its_own_seed():
 
 
 def test_a_bot_on_a_side_leaves_only_the_policys_seats_to_label(tmp_path):
-    """Replayed on the core, the bot from its match's seed at its side and the policy's favourite elsewhere (a
-    temperature near 0): the labels are the policy seats' decisions with a choice, and only those."""
+    """Replayed on the core, the bot from its match's seed at its side (the search among them) and the policy's
+    favourite elsewhere (a temperature near 0): the labels are the policy seats' decisions with a choice, and only
+    those."""
     actor, model = small_actor()
     net = PolicyNet(**model)
     net.load_state_dict(actor, strict=False)
@@ -213,7 +214,7 @@ def test_a_bot_on_a_side_leaves_only_the_policys_seats_to_label(tmp_path):
     rules = {**RULES, "num_players": 3, "rules": "fives"}
     seeds, sample_seeds = list(range(5, 17)), list(range(50, 62))
     job = LabelJob(actor, model, rules, 0, tuple(seeds), tuple(sample_seeds), temperature=1e-6,
-                   bots=(("heuristic", 0.5), ("greedy", 0.5)))  # fmt: skip
+                   bots=(("heuristic", 0.3), ("greedy", 0.3), ("search", 0.3)))  # fmt: skip
     got = label_matches(job)
     order = np.lexsort((got["turn"], got["match"]))
     got = {key: got[key][order] for key in ("match", "obs")}
@@ -231,7 +232,8 @@ def test_a_bot_on_a_side_leaves_only_the_policys_seats_to_label(tmp_path):
             state.apply(legal[0] if len(legal) == 1 else player.act(state.view(state.to_act)))
     assert got["match"].tolist() == [m for m, _ in want]
     np.testing.assert_array_equal(got["obs"], np.stack([obs for _, obs in want]))
-    assert 0 < bot_seats.sum() < bot_seats.size
+    kinds = {type(p).__name__ for p in players}
+    assert kinds == {"HeuristicAgent", "GreedyAgent", "SearchAgent", "NoneType"}, kinds
 
 
 def test_labels_with_bots_do_not_depend_on_how_many_processes_played_them():

@@ -254,6 +254,7 @@ def test_each_shipped_policys_recipe_still_gives_the_config_it_was_trained_with(
         ("iteration", "temperature"): 1.0,
         ("iteration", "heuristic"): 0.0,
         ("iteration", "greedy"): 0.0,
+        ("iteration", "search"): 0.0,
     }
     for section, keys in trained_with.items():
         assert {k: v for k, v in config[section].items() if k in keys} == keys, section

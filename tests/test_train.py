@@ -509,8 +509,8 @@ def test_bad_overrides_name_the_key(tmp_path, capsys, override, words):
 
 
 def test_the_rounds_bot_shares_must_leave_room_for_each_other():
-    with pytest.raises(ConfigError, match="iteration: the shares of heuristic and greedy"):
-        load_config(TINY, ["iteration.heuristic=0.7", "iteration.greedy=0.4"])
+    with pytest.raises(ConfigError, match="iteration: the shares of heuristic, greedy, search"):
+        load_config(TINY, ["iteration.heuristic=0.7", "iteration.search=0.4"])
     assert load_config(TINY, ["iteration.heuristic=0.6", "iteration.greedy=0.4"])["iteration"]["greedy"] == 0.4
 
 
