@@ -28,11 +28,11 @@ from agents.policy_net import CheckpointError, PolicyNet, net_from_checkpoint, p
 from agents.registry import make_agent
 
 from .checkpoint import atomic_save, atomic_write, capture_rng, check_finite, read_training_checkpoint, restore_rng
-from .config import OPPONENT_KINDS, rules_of, to_yaml
+from .config import ITERATION_BOTS, OPPONENT_KINDS, rules_of, to_yaml
 from .evaluation import eval_table, final_eval, quick_eval
 from .expert import label_round as expert_label_round
 from .imitation import imitate
-from .iteration import BOTS, FIELDS, Fit, fit_fresh, fit_network, label_round, load_labels, save_labels
+from .iteration import FIELDS, Fit, fit_fresh, fit_network, label_round, load_labels, save_labels
 from .metrics import TRAIN_OPPONENTS, MetricsLog, RoundLog
 from .parallel import RolloutPool
 from .plot import plot_curves
@@ -331,7 +331,7 @@ class Trainer:
             seeds, sample_seeds, fit_seed = self._round_seeds(ic["matches"])
             actor = {name: weight.cpu() for name, weight in self.net.actor_state_dict().items()}
             workers = self.cfg["train"]["rollout_workers"]
-            bots = {name: ic[name] for name in BOTS}
+            bots = {name: ic[name] for name in ITERATION_BOTS}
             fresh = label_round(
                 actor, model, rules, seeds, sample_seeds, workers, ic["equity"], ic["temperature"], bots
             )

@@ -25,7 +25,7 @@ from allfives_env.views.action_features import action_features
 from allfives_env.views.observation import encode_observation
 from allfives_env.views.state_vector import encode_state
 from allfives_train.checkpoint import atomic_save, read_training_checkpoint
-from allfives_train.config import ConfigError, defaults, load_config, rules_of
+from allfives_train.config import ITERATION_BOTS, ConfigError, defaults, load_config, rules_of
 from allfives_train.parallel import RolloutPool, _from_shared_memory, _through_shared_memory
 from allfives_train.ppo import advantages, critic_values, losses, policy_logits, reorder, to_tensors, update
 from allfives_train.rollout import CURRENT, Batch, MatchSpec, RolloutWorker, Teacher
@@ -512,6 +512,10 @@ def test_the_rounds_bot_shares_must_leave_room_for_each_other():
     with pytest.raises(ConfigError, match="iteration: the shares of heuristic, greedy, search"):
         load_config(TINY, ["iteration.heuristic=0.7", "iteration.search=0.4"])
     assert load_config(TINY, ["iteration.heuristic=0.6", "iteration.greedy=0.4"])["iteration"]["greedy"] == 0.4
+    assert load_config(TINY, ["iteration.heuristic=0.7", "iteration.greedy=0.2", "iteration.search=0.1"])
+    from allfives_train.iteration import BOTS
+
+    assert tuple(BOTS) == ITERATION_BOTS  # every share the config takes names a bot a round can seat
 
 
 def test_a_search_can_teach_the_warm_start(tmp_path):
