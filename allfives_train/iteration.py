@@ -164,8 +164,14 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
     equity = equity_table(env.game_rules) if job.equity else NO_EQUITY
     bot_seats, players, helpers = seat_bots(job, env.game_rules.side_of)
     playout_seats = bot_seats & np.array([h is not None for h in helpers])[:, None]
+
+    def table_bots(ids: np.ndarray) -> SeatBots | None:
+        """The play-outs' bots for the engine's tables as they stand (rebuilt only when tables are dropped)."""
+        return SeatBots(playout_seats[ids], [helpers[i] for i in ids.tolist()]) if job.bots else None
+
     step = env.reset(list(job.seeds))
     ids, active = np.arange(len(job.seeds)), np.ones(len(job.seeds), dtype=bool)
+    bots = table_bots(ids)
     found: dict[str, list] = {k: [] for k in (*FIELDS, "match", "turn")}
     turn = 0
     while ids.size:
@@ -175,6 +181,7 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
             if not kept.size:
                 break
             step, ids, live = keep_tables(env, step, kept), ids[kept], live[kept]
+            bots = table_bots(ids)
         mask = step.action_mask.astype(bool)
         actions = mask.argmax(1)
         choice = live & (mask.sum(1) > 1)
@@ -185,7 +192,6 @@ def label_matches(job: LabelJob) -> dict[str, np.ndarray]:
         tables = np.flatnonzero(choice & ~by_bot)
         if tables.size:
             b, a = np.nonzero(mask[tables])
-            bots = SeatBots(playout_seats[ids], [helpers[i] for i in ids.tolist()]) if job.bots else None
             found["obs"].append(step.observation[tables])
             found["rows"].append(step.action_features[tables[b], a])
             found["width"].append(mask[tables].sum(1))
